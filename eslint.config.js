@@ -1,0 +1,43 @@
+// @ts-check
+import eslint from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.harness/**', 'bin/**'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    // The core is what the service does; it must not know about HTTP or the terminal UI.
+    files: ['server/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['fastify', 'fastify/*', '@fastify/*'], message: 'server/core must not import Fastify: keep HTTP in server/http.' },
+          { group: ['ink', 'ink-*', 'react'], message: 'server/core must not import Ink or React.' },
+          { group: ['../http/*', '../../http/*', '**/cli/**'], message: 'server/core must not import the HTTP layer or the CLI.' },
+        ],
+      }],
+    },
+  },
+  {
+    // Output layers may print.
+    files: ['cli/**/*.{ts,tsx}', 'scripts/**/*.ts', 'fixtures/**/*.ts', 'mock-worker/**/*.ts', '**/*.test.ts', 'test/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['eslint.config.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);
