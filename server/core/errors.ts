@@ -1,0 +1,77 @@
+/**
+ * Domain errors. Each kind has a stable `code` and the HTTP status it maps to; the HTTP
+ * layer turns them into `{"error": {"code", "message"}}` in one place. The core never
+ * builds HTTP responses itself.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'upstream_error'
+  | 'internal';
+
+export class HarnessError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  constructor(code: ErrorCode, status: number, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** The client sent something invalid; the message names the offending field. */
+export class InvalidRequestError extends HarnessError {
+  constructor(message: string) {
+    super('invalid_request', 400, message);
+  }
+}
+
+/** No bearer, or a bearer that matches nothing. */
+export class UnauthorizedError extends HarnessError {
+  constructor(message = 'A valid Authorization: Bearer <secret> header is required.') {
+    super('unauthorized', 401, message);
+  }
+}
+
+/** Unknown, or owned by another account: the two are never told apart. */
+export class NotFoundError extends HarnessError {
+  constructor(message = 'Not found.') {
+    super('not_found', 404, message);
+  }
+}
+
+/** The request is valid but contradicts the current state (taken name, settled row...). */
+export class ConflictError extends HarnessError {
+  constructor(message: string) {
+    super('conflict', 409, message);
+  }
+}
+
+/** The model or an outside service failed: the one expected 5xx. */
+export class UpstreamError extends HarnessError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('upstream_error', 502, message, options);
+  }
+}
+
+/** Too many requests; `retryAfterSeconds` becomes the Retry-After header. */
+export class RateLimitedError extends HarnessError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super('rate_limited', 429, message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** A conditional write found a newer version than the one it was based on. */
+export class VersionConflictError extends HarnessError {
+  constructor(what: string) {
+    super('conflict', 409, `${what} was changed concurrently; retry the request.`);
+  }
+}
