@@ -1,0 +1,101 @@
+import { readFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import type { CliContext } from '../cli-context.js';
+import { CliError } from '../cli-error.js';
+import { formatFields, formatTable, printJson, printText } from '../output.js';
+import { readStdin } from '../read-stdin.js';
+import { commandOptions, openAccountSession, withJsonOption, type CommonOptions } from '../session.js';
+import { toolRows } from '../tools/tool-rows.js';
+
+/** An agent as the account service returns it: secrets in `config` are redacted. */
+export interface Agent {
+  agentId: string;
+  config: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const agentPath = (agentId: string): string => `/accounts/me/agents/${encodeURIComponent(agentId)}`;
+
+const enabledTools = (agent: Agent): string =>
+  toolRows(agent.config)
+    .filter((row) => row.enabled)
+    .map((row) => row.tool)
+    .join(',') || '-';
+
+function printAgent(context: CliContext, agent: Agent): void {
+  printText(context.stdout, formatFields([['agent', agent.agentId], ['created', agent.createdAt], ['updated', agent.updatedAt]]));
+  printText(context.stdout, `config:\n${JSON.stringify(agent.config, null, 2)}`);
+}
+
+export async function listAgents(context: CliContext, options: CommonOptions): Promise<void> {
+  const { accountService } = await openAccountSession(context, options.profile);
+  const reply = await accountService.send<{ agents: Agent[] }>('GET', '/accounts/me/agents');
+  if (options.json) return printJson(context.stdout, reply);
+  if (reply.agents.length === 0) return printText(context.stdout, 'No agents yet: create one with `harness agent put <agentId> --file config.json`.');
+  const rows = reply.agents.map((agent) => [agent.agentId, enabledTools(agent), agent.updatedAt]);
+  printText(context.stdout, formatTable(['AGENT', 'TOOLS', 'UPDATED'], rows));
+}
+
+export async function getAgent(context: CliContext, agentId: string, options: CommonOptions): Promise<void> {
+  const { accountService } = await openAccountSession(context, options.profile);
+  const agent = await accountService.send<Agent>('GET', agentPath(agentId));
+  if (options.json) printJson(context.stdout, agent);
+  else printAgent(context, agent);
+}
+
+/** Reads an agent config file (`-` for stdin): a JSON object, sent as `{config}`. */
+export async function readConfigFile(context: CliContext, file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = file === '-' ? await readStdin(context.stdin) : await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new CliError(`${file} must hold the agent config as a JSON object, e.g. {"system": "...", "tools": {}}`);
+  }
+  return config as Record<string, unknown>;
+}
+
+export async function putAgent(context: CliContext, agentId: string, options: CommonOptions & { file: string }): Promise<void> {
+  const config = await readConfigFile(context, options.file);
+  const { accountService } = await openAccountSession(context, options.profile);
+  const agent = await accountService.send<Agent>('PUT', agentPath(agentId), { body: { config } });
+  if (options.json) printJson(context.stdout, agent);
+  else printText(context.stdout, `Saved agent ${agent.agentId} (tools: ${enabledTools(agent)}).`);
+}
+
+export async function deleteAgent(context: CliContext, agentId: string, options: CommonOptions): Promise<void> {
+  const { accountService } = await openAccountSession(context, options.profile);
+  await accountService.send('DELETE', agentPath(agentId));
+  if (options.json) printJson(context.stdout, { agentId, deleted: true });
+  else printText(context.stdout, `Deleted agent ${agentId}.`);
+}
+
+export function agentCommand(context: CliContext): Command {
+  const list = withJsonOption(new Command('list').description("list the account's agents")).action(
+    async (_options: unknown, command: Command) => listAgents(context, commandOptions(command)),
+  );
+  const get = withJsonOption(new Command('get').description('show one agent and its (redacted) config').argument('<agentId>')).action(
+    async (agentId: string, _options: unknown, command: Command) => getAgent(context, agentId, commandOptions(command)),
+  );
+  const put = withJsonOption(
+    new Command('put')
+      .description('create or replace an agent from a config file')
+      .argument('<agentId>')
+      .requiredOption('--file <path>', 'JSON file holding the config object ("-" reads stdin)'),
+  ).action(async (agentId: string, _options: unknown, command: Command) =>
+    putAgent(context, agentId, commandOptions<{ file: string }>(command)),
+  );
+  const remove = withJsonOption(new Command('delete').description('delete an agent').argument('<agentId>')).action(
+    async (agentId: string, _options: unknown, command: Command) => deleteAgent(context, agentId, commandOptions(command)),
+  );
+  return new Command('agent').description("manage the account's agents").addCommand(list).addCommand(get).addCommand(put).addCommand(remove);
+}

@@ -1,0 +1,37 @@
+import { Command } from 'commander';
+import type { CliContext } from './cli-context.js';
+import { accountCommand } from './commands/account.js';
+import { agentCommand } from './commands/agent.js';
+import { serveCommand } from './commands/serve.js';
+import { toolsCommand } from './commands/tools.js';
+
+/** Applies a setting to a command and every subcommand below it. */
+function everyCommand(command: Command, apply: (command: Command) => void): void {
+  apply(command);
+  for (const subcommand of command.commands) everyCommand(subcommand, apply);
+}
+
+/**
+ * The `harness` program. It only adds commands and the global options; each command lives
+ * in `cli/commands/<name>.ts`. Commander's own usage errors are thrown (not exited on) and
+ * printed as one `harness: ...` line.
+ */
+export function buildProgram(context: CliContext, version = '0.0.0'): Command {
+  const program = new Command('harness')
+    .description('run the harness service and manage accounts, agents and tools')
+    .version(version, '-V, --version')
+    .option('--profile <name>', 'saved profile to use (env HARNESS_PROFILE)', context.env.HARNESS_PROFILE || 'default')
+    .addCommand(serveCommand(context))
+    .addCommand(accountCommand(context))
+    .addCommand(agentCommand(context))
+    .addCommand(toolsCommand(context));
+
+  everyCommand(program, (command) => {
+    command.exitOverride().configureOutput({
+      writeOut: (text) => context.stdout.write(text),
+      writeErr: (text) => context.stderr.write(text),
+      outputError: (text, write) => write(`harness: ${text.replace(/^error: /, '')}`),
+    });
+  });
+  return program;
+}

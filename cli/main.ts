@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { CommanderError } from 'commander';
+import type { CliContext } from './cli-context.js';
+import { describeError } from './cli-error.js';
+import { buildProgram } from './index.js';
+
+/**
+ * The `harness` entry point (`bin/harness.js` imports the compiled copy). Everything that
+ * fails ends here: one line on stderr and a non-zero exit code.
+ */
+
+/** The package version, found from both `cli/main.ts` and `dist/cli/main.js`. */
+function packageVersion(): string {
+  for (const relative of ['../package.json', '../../package.json']) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'harness' && manifest.version) return manifest.version;
+    } catch {
+      // Not this one; try the next folder up.
+    }
+  }
+  return '0.0.0';
+}
+
+/** Resolves on the first SIGINT/SIGTERM; a second one while stopping forces the exit. */
+function waitForShutdown(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  });
+}
+
+const context: CliContext = {
+  env: process.env,
+  homeDir: homedir(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  // A getter: touching process.stdin opens it, which only the commands that read it should do.
+  get stdin() {
+    return process.stdin;
+  },
+  waitForShutdown,
+};
+
+try {
+  await buildProgram(context, packageVersion()).parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Commander already printed its message (or the help); 2 is the usual usage-error code.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else {
+    const { line, exitCode } = describeError(error);
+    process.stderr.write(`${line}\n`);
+    if (process.env.HARNESS_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    process.exitCode = exitCode;
+  }
+}

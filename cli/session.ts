@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { createApiClient, type ApiClient } from './api-client.js';
+import type { CliContext } from './cli-context.js';
+import { profilesPath, selectProfile, type Profile } from './profiles.js';
+
+/** Options every command sees: the global `--profile` and the command's own `--json`. */
+export interface CommonOptions {
+  profile: string;
+  json?: boolean;
+}
+
+/** Adds the `--json` flag every command takes. */
+export function withJsonOption(command: Command): Command {
+  return command.option('--json', 'print machine-readable JSON on stdout');
+}
+
+/** The command's options merged with the global ones (`--profile`). */
+export function commandOptions<T extends object>(command: Command): T & CommonOptions {
+  return command.optsWithGlobals<T & CommonOptions>();
+}
+
+/** A selected profile and a client for the account service, signed in as its account. */
+export interface AccountSession {
+  profile: Profile;
+  accountService: ApiClient;
+}
+
+export async function openAccountSession(context: CliContext, profileName: string): Promise<AccountSession> {
+  const profile = await selectProfile(profilesPath(context.env, context.homeDir), profileName);
+  const accountService = createApiClient({ baseUrl: profile.accountUrl, serviceName: 'account', secret: profile.secret });
+  return { profile, accountService };
+}
