@@ -53,7 +53,7 @@ const interactionSchema = z.object({
   guild_id: z.string().optional(),
   member: z.object({ user: userSchema }).optional(),
   user: userSchema.optional(),
-  data: z.object({ name: z.string(), options: z.array(optionSchema).optional() }).optional(),
+  data: z.object({ name: z.string().optional(), options: z.array(optionSchema).optional() }).optional(),
 });
 
 /** Discord interactions: https://discord.com/developers/docs/interactions/overview. */

@@ -1,0 +1,32 @@
+/** An account as stored. The secret itself is never stored: only its hash. */
+export interface AccountRecord {
+  accountId: string;
+  username: string;
+  description: string;
+  secretHash: string;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What responses show of an account. */
+export interface AccountView {
+  accountId: string;
+  username: string;
+  description: string;
+  disabled: boolean;
+  createdAt: string;
+}
+
+export function viewAccount(account: AccountRecord): AccountView {
+  return {
+    accountId: account.accountId,
+    username: account.username,
+    description: account.description,
+    disabled: account.disabled,
+    createdAt: account.createdAt,
+  };
+}
+
+/** Contract §6: 1-64 of A-Z a-z 0-9 _ . - */
+export const usernamePattern = /^[A-Za-z0-9_.-]{1,64}$/;

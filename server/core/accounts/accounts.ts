@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { ConflictError, InvalidRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { accountIdFromSecret, generateAccountSecret, hashSecret, secretMatchesHash, secretsEqual } from '../secrets/secret-hash.js';
+import { type AccountRecord, type AccountView, usernamePattern, viewAccount } from './account.js';
+import { AccountsRepository, UsernameTakenError } from './accounts-repository.js';
+
+export interface CreatedAccount extends AccountView {
+  /** Shown once, in the answer to POST /accounts; only its hash is stored. */
+  secret: string;
+}
+
+/** Account creation, lookup by bearer secret, and the admin's view. */
+export class Accounts {
+  constructor(
+    private readonly repository: AccountsRepository,
+    private readonly adminSecret: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async create(input: { username: string; description: string }): Promise<CreatedAccount> {
+    if (!usernamePattern.test(input.username)) {
+      throw new InvalidRequestError('username must be 1-64 characters of A-Z, a-z, 0-9, "_", "." and "-"');
+    }
+    const accountId = `acc_${randomBytes(10).toString('hex')}`;
+    const secret = generateAccountSecret(accountId);
+    const createdAt = this.now().toISOString();
+    const account: AccountRecord = {
+      accountId,
+      username: input.username,
+      description: input.description,
+      secretHash: hashSecret(secret),
+      disabled: false,
+      createdAt,
+      updatedAt: createdAt,
+    };
+    try {
+      await this.repository.create(account);
+    } catch (error) {
+      if (error instanceof UsernameTakenError) throw new ConflictError(error.message);
+      throw error;
+    }
+    return { ...viewAccount(account), secret };
+  }
+
+  /** The account a bearer secret belongs to; 401 for anything else, disabled accounts included. */
+  async authenticate(secret: string | undefined): Promise<AccountRecord> {
+    const accountId = secret ? accountIdFromSecret(secret) : undefined;
+    const account = accountId ? await this.repository.get(accountId) : undefined;
+    // Hash and compare even when the account is unknown, so both paths cost the same.
+    const matches = secretMatchesHash(secret ?? '', account?.secretHash ?? hashSecret(randomBytes(16).toString('hex')));
+    if (!account || !matches || account.disabled) throw new UnauthorizedError();
+    return account;
+  }
+
+  isAdminSecret(secret: string | undefined): boolean {
+    return secret !== undefined && secretsEqual(secret, this.adminSecret);
+  }
+
+  async get(accountId: string): Promise<AccountView> {
+    const account = await this.repository.get(accountId);
+    if (!account) throw new NotFoundError('No such account.');
+    return viewAccount(account);
+  }
+
+  async list(): Promise<AccountView[]> {
+    return (await this.repository.list()).map(viewAccount);
+  }
+
+  async setDisabled(accountId: string, disabled: boolean): Promise<AccountView> {
+    const account = await this.repository.setDisabled(accountId, disabled, this.now().toISOString());
+    if (!account) throw new NotFoundError('No such account.');
+    return viewAccount(account);
+  }
+}

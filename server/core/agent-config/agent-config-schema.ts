@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { InvalidRequestError } from '../errors.js';
+import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
+
+const httpUrl = z.string({ error: 'must be an absolute http(s) URL' }).refine((value) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http(s) URL');
+
+const openAiProvider = z.strictObject({
+  apiKey: z.string({ error: 'is required and must be a string' }).min(1, 'must not be empty'),
+  baseURL: httpUrl.optional(),
+  model: z.string({ error: 'is required and must be a string (the model id)' }).min(1, 'must not be empty'),
+  api: z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' }).optional(),
+});
+
+export type OpenAiProviderConfig = z.infer<typeof openAiProvider>;
+
+const objectOf = (what: string) => z.record(z.string(), z.unknown(), { error: `must be an object (${what})` });
+
+/** The agent config (contract §4). Later features give their keys full schemas here. */
+const agentConfigSchema = z.strictObject({
+  system: z.string({ error: 'must be a string (the system prompt)' }).max(100_000, 'must be at most 100000 characters').optional(),
+  provider: z
+    .strictObject({ openai: openAiProvider.optional() }, { error: 'must be an object keyed by provider name' })
+    .optional(),
+  maxSteps: z.number({ error: 'must be an integer from 1 to 50' }).int('must be an integer from 1 to 50').min(1, 'must be an integer from 1 to 50').max(50, 'must be an integer from 1 to 50').optional(),
+  tools: z.record(z.string(), z.unknown(), { error: 'must be an object keyed by tool name' }).optional(),
+  sandbox: objectOf('the agent sandbox').optional(),
+  workspace: objectOf('workspace name to workspace').optional(),
+  subagent: objectOf('subagent settings').optional(),
+  skills: objectOf('skill name to skill').optional(),
+  channels: objectOf('channel provider to its settings').optional(),
+});
+
+export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools'> & {
+  tools?: Record<string, Record<string, unknown>>;
+};
+
+function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
+  const path = [prefix, ...issue.path.map(String)].join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => `${path}.${key}`).join(', ');
+    return `${keys} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed here`;
+  }
+  return `${path} ${issue.message}`;
+}
+
+function firstIssue(prefix: string, error: z.ZodError): InvalidRequestError {
+  const issue = error.issues[0];
+  return new InvalidRequestError(issue ? describeIssue(prefix, issue) : `${prefix} is invalid`);
+}
+
+/** Validate `config.tools` (spec rules 1-5 and 9). Also run when tools are built. */
+export function validateToolsConfig(tools: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const validated: Record<string, Record<string, unknown>> = {};
+  for (const [name, options] of Object.entries(tools)) {
+    const elsewhere = toolsConfiguredElsewhere[name];
+    if (elsewhere) {
+      throw new InvalidRequestError(`config.tools.${name} is not allowed: ${name} comes only from ${elsewhere}, never from config.tools`);
+    }
+    if (!isToolName(name)) {
+      throw new InvalidRequestError(`config.tools.${name} is not a known tool (known tools: ${toolNames.join(', ')})`);
+    }
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      throw new InvalidRequestError(`config.tools.${name} must be an object of tool options`);
+    }
+    const parsed = toolCatalog[name].options.safeParse(options);
+    if (!parsed.success) throw firstIssue(`config.tools.${name}`, parsed.error);
+    validated[name] = parsed.data as Record<string, unknown>;
+  }
+  return validated;
+}
+
+/** Validate a whole agent config; the error names the first offending path. */
+export function validateAgentConfig(config: unknown): AgentConfig {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new InvalidRequestError('config must be an object');
+  }
+  const provider = (config as { provider?: unknown }).provider;
+  if (typeof provider === 'object' && provider !== null && !Array.isArray(provider)) {
+    for (const name of Object.keys(provider)) {
+      if (name !== 'openai') throw new InvalidRequestError(`config.provider.${name} is not a supported provider (supported: openai)`);
+    }
+  }
+  const parsed = agentConfigSchema.safeParse(config);
+  if (!parsed.success) throw firstIssue('config', parsed.error);
+  const { tools, ...rest } = parsed.data;
+  return tools ? { ...rest, tools: validateToolsConfig(tools) } : rest;
+}

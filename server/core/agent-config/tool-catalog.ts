@@ -1,0 +1,106 @@
+import { z } from 'zod';
+
+/**
+ * The one list of external tools (spec rule 5): model-facing name → what kind of tool it is
+ * and the schema of its options. The turns code pairs each name with a factory through a
+ * map typed by `ToolName`, so a tool cannot be added to one list and forgotten in the other.
+ */
+
+const absoluteHttpUrl = z.string({ error: 'must be an absolute http(s) URL' }).refine((value) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http(s) URL');
+
+/** Options every tool accepts (spec §2, "Common per-tool options"). */
+export const commonToolOptions = {
+  enabled: z.boolean({ error: 'must be a boolean' }).optional(),
+  async: z.boolean({ error: 'must be a boolean' }).optional(),
+  execution: z.enum(['same-invocation', 'external-dispatch'], { error: 'must be "same-invocation" or "external-dispatch"' }).optional(),
+  needsApproval: z.boolean({ error: 'must be a boolean' }).optional(),
+  apiKey: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+};
+
+/** Names of the common options: never passed on to an outside service (contract §6). */
+export const commonToolOptionNames = [
+  'enabled',
+  'async',
+  'execution',
+  'needsApproval',
+  'apiKey',
+  'completionBaseUrl',
+  'completionBearerToken',
+  'workerUrl',
+] as const;
+
+export type ToolKind = 'external' | 'provider-defined' | 'local';
+
+export interface ToolCatalogEntry {
+  kind: ToolKind;
+  /** One line for `harness tools list` and docs. */
+  summary: string;
+  options: z.ZodType;
+}
+
+export const toolCatalog = {
+  alphaSearch: {
+    kind: 'external',
+    summary: 'Web search through the third-party search service.',
+    // Options beyond the common ones are the service's own and pass through.
+    options: z.looseObject({
+      ...commonToolOptions,
+      maxResults: z.number({ error: 'must be a positive integer' }).int('must be a positive integer').positive('must be a positive integer').optional(),
+    }),
+  },
+  alphaExtract: {
+    kind: 'external',
+    summary: 'Page extraction through the third-party search service.',
+    options: z.looseObject({ ...commonToolOptions }),
+  },
+  betaSearch: {
+    kind: 'provider-defined',
+    summary: "The model provider's own web search (no local execute).",
+    options: z.strictObject({ ...commonToolOptions }),
+  },
+  test_async: {
+    kind: 'local',
+    summary: 'A local example tool that waits a while and returns structured data.',
+    options: z.strictObject({
+      ...commonToolOptions,
+      durationMs: z.number({ error: 'must be a whole number of milliseconds from 0 to 600000' }).int('must be a whole number of milliseconds from 0 to 600000').min(0, 'must be a whole number of milliseconds from 0 to 600000').max(600_000, 'must be a whole number of milliseconds from 0 to 600000').optional(),
+    }),
+  },
+  test_external_async: {
+    kind: 'local',
+    summary: 'An example tool that hands its work to an external worker (external-dispatch).',
+    options: z.strictObject({
+      ...commonToolOptions,
+      completionBaseUrl: absoluteHttpUrl,
+      completionBearerToken: z.string({ error: 'is required (the bearer the worker sends to the completion endpoint)' }).min(1, 'must not be empty'),
+      workerUrl: absoluteHttpUrl.optional(),
+    }),
+  },
+} satisfies Record<string, ToolCatalogEntry>;
+
+export type ToolName = keyof typeof toolCatalog;
+
+export const toolNames = Object.keys(toolCatalog) as ToolName[];
+
+export function isToolName(name: string): name is ToolName {
+  return Object.hasOwn(toolCatalog, name);
+}
+
+/** Tools that exist but may not be configured under `config.tools` (spec rules 2-4), with where they come from. */
+export const toolsConfiguredElsewhere: Record<string, string> = {
+  bash: 'config.sandbox and config.workspace',
+  read: 'config.workspace',
+  write: 'config.workspace',
+  edit: 'config.workspace',
+  glob: 'config.workspace',
+  grep: 'config.workspace',
+  run_subagent: 'config.subagent',
+  load_skill: 'config.skills',
+};

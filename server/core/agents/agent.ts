@@ -1,0 +1,31 @@
+import type { AgentConfig } from '../agent-config/agent-config-schema.js';
+import type { EncryptedValue } from '../secrets/config-encryption.js';
+
+/** An agent as stored: the whole config is encrypted at rest. */
+export interface StoredAgent {
+  accountId: string;
+  agentId: string;
+  encryptedConfig: EncryptedValue;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An agent with its config in plaintext: only ever in memory. */
+export interface Agent {
+  accountId: string;
+  agentId: string;
+  config: AgentConfig;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What responses show: secrets redacted. */
+export interface AgentView {
+  agentId: string;
+  config: AgentConfig;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Contract §6: 1-64 of A-Z a-z 0-9 _ -, starting with a letter or digit. */
+export const agentIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

@@ -1,0 +1,104 @@
+import { type AgentConfig, validateAgentConfig } from '../agent-config/agent-config-schema.js';
+import { applyMergePatch } from '../agent-config/json-merge-patch.js';
+import { ConflictError, InvalidRequestError, NotFoundError, VersionConflictError } from '../errors.js';
+import { redactSecrets, restoreRedactedSecrets } from '../secrets/redaction.js';
+import { ConditionFailedError } from '../storage/table-store.js';
+import { type Agent, type AgentView, agentIdPattern } from './agent.js';
+import type { AgentsRepository } from './agents-repository.js';
+
+/** Something that may refuse an agent's deletion (cron jobs that still name it). */
+export type AgentDeletionGuard = (accountId: string, agentId: string) => Promise<string | undefined>;
+
+export function viewAgent(agent: Agent): AgentView {
+  return { agentId: agent.agentId, config: redactSecrets(agent.config), createdAt: agent.createdAt, updatedAt: agent.updatedAt };
+}
+
+/** Agent configs: validated, secrets kept across redacted round trips, encrypted at rest. */
+export class Agents {
+  private readonly deletionGuards: AgentDeletionGuard[] = [];
+
+  constructor(
+    private readonly repository: AgentsRepository,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  addDeletionGuard(guard: AgentDeletionGuard): void {
+    this.deletionGuards.push(guard);
+  }
+
+  private assertAgentId(agentId: string): void {
+    if (!agentIdPattern.test(agentId)) {
+      throw new InvalidRequestError('agentId must be 1-64 characters of A-Z, a-z, 0-9, "_" and "-", starting with a letter or digit');
+    }
+  }
+
+  /** The agent with its plaintext config, for the core's own use (turns, tools). */
+  async load(accountId: string, agentId: string): Promise<Agent> {
+    const found = agentIdPattern.test(agentId) ? await this.repository.get(accountId, agentId) : undefined;
+    if (!found) throw new NotFoundError(`No agent "${agentId}" in this account.`);
+    return found.agent;
+  }
+
+  async get(accountId: string, agentId: string): Promise<AgentView> {
+    return viewAgent(await this.load(accountId, agentId));
+  }
+
+  async list(accountId: string): Promise<AgentView[]> {
+    return (await this.repository.list(accountId)).map(viewAgent);
+  }
+
+  /** PUT: create or replace. `created` tells 201 from 200. */
+  async put(accountId: string, agentId: string, config: unknown): Promise<{ agent: AgentView; created: boolean }> {
+    this.assertAgentId(agentId);
+    const existing = await this.repository.get(accountId, agentId);
+    const restored = restoreRedactedSecrets(config, existing?.agent.config);
+    const validated = validateAgentConfig(restored);
+    const timestamp = this.now().toISOString();
+    const agent: Agent = {
+      accountId,
+      agentId,
+      config: validated,
+      createdAt: existing?.agent.createdAt ?? timestamp,
+      updatedAt: timestamp,
+    };
+    await this.writeOrConflict(agent, existing ? existing.version : null, agentId);
+    return { agent: viewAgent(agent), created: !existing };
+  }
+
+  /** PATCH: an RFC 7396 merge patch of `{config}`. */
+  async patch(accountId: string, agentId: string, configPatch: unknown): Promise<AgentView> {
+    this.assertAgentId(agentId);
+    const existing = await this.repository.get(accountId, agentId);
+    if (!existing) throw new NotFoundError(`No agent "${agentId}" in this account.`);
+    const merged = applyMergePatch(existing.agent.config, configPatch);
+    const restored = restoreRedactedSecrets(merged, existing.agent.config);
+    const validated: AgentConfig = validateAgentConfig(restored);
+    const agent: Agent = { ...existing.agent, config: validated, updatedAt: this.now().toISOString() };
+    await this.writeOrConflict(agent, existing.version, agentId);
+    return viewAgent(agent);
+  }
+
+  async delete(accountId: string, agentId: string): Promise<void> {
+    const existing = agentIdPattern.test(agentId) ? await this.repository.get(accountId, agentId) : undefined;
+    if (!existing) throw new NotFoundError(`No agent "${agentId}" in this account.`);
+    for (const guard of this.deletionGuards) {
+      const refusal = await guard(accountId, agentId);
+      if (refusal) throw new ConflictError(refusal);
+    }
+    try {
+      await this.repository.delete(accountId, agentId, existing.version);
+    } catch (error) {
+      if (error instanceof ConditionFailedError) throw new VersionConflictError(`Agent "${agentId}"`);
+      throw error;
+    }
+  }
+
+  private async writeOrConflict(agent: Agent, expectedVersion: number | null, agentId: string): Promise<void> {
+    try {
+      await this.repository.write(agent, expectedVersion);
+    } catch (error) {
+      if (error instanceof ConditionFailedError) throw new VersionConflictError(`Agent "${agentId}"`);
+      throw error;
+    }
+  }
+}

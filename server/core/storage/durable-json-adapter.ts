@@ -1,0 +1,31 @@
+import { readFile } from 'node:fs/promises';
+import type { Adapter } from 'lowdb';
+import { writeFileDurably } from './durable-file.js';
+
+/**
+ * A lowdb adapter that reads a JSON file and writes it durably (fsync + atomic rename +
+ * folder fsync). lowdb's own `JSONFile` renames atomically but never fsyncs, and
+ * `JSONFilePreset` is memory-only under NODE_ENV=test, so neither is used.
+ */
+export class DurableJsonAdapter<T> implements Adapter<T> {
+  constructor(private readonly path: string) {}
+
+  async read(): Promise<T | null> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new Error(`Data file ${this.path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async write(data: T): Promise<void> {
+    await writeFileDurably(this.path, JSON.stringify(data));
+  }
+}

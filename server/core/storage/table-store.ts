@@ -1,0 +1,76 @@
+/**
+ * The storage interface every repository is written against. A table is split into
+ * partitions (one account's agents, one conversation, one dispatch group...); a partition is
+ * the unit of atomicity: a batch of operations on one partition is applied all-or-nothing,
+ * and each operation can be conditional on a row's version (compare-and-set). That is all a
+ * repository needs for exactly-once transitions, and it maps onto lowdb files (here) as well
+ * as onto a revision-checked key-value store (NATS JetStream KV) for several replicas.
+ */
+export interface VersionedRow<T> {
+  key: string;
+  value: T;
+  /** Starts at 1 and grows by one with every write of the row. */
+  version: number;
+}
+
+/**
+ * `expectedVersion`: a number means "only if the row is at exactly that version"; `null`
+ * means "only if the row does not exist"; omitted means unconditional.
+ */
+export type WriteOperation<T> =
+  | { type: 'put'; key: string; value: T; expectedVersion?: number | null }
+  | { type: 'delete'; key: string; expectedVersion?: number };
+
+export interface TableStore<T> {
+  readonly name: string;
+  get(partition: string, key: string): Promise<VersionedRow<T> | undefined>;
+  list(partition: string): Promise<VersionedRow<T>[]>;
+  /** Every partition that holds at least one row. */
+  listPartitions(): Promise<string[]>;
+  /**
+   * Apply the operations atomically. Resolves once they are durable; rejects with
+   * `ConditionFailedError` (nothing applied) when any condition does not hold.
+   */
+  write(partition: string, operations: WriteOperation<T>[]): Promise<VersionedRow<T>[]>;
+}
+
+export class ConditionFailedError extends Error {
+  constructor(
+    readonly table: string,
+    readonly key: string,
+  ) {
+    super(`Conditional write on ${table}/${key} failed: the row changed.`);
+    this.name = 'ConditionFailedError';
+  }
+}
+
+/** Opens the tables of one data folder; closing flushes them. */
+export interface Storage {
+  table<T>(name: string): TableStore<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * Read, change and write one row with compare-and-set, retrying when another writer got
+ * there first. `change` returns the new value, or `undefined` to leave the row as it is.
+ */
+export async function modifyRow<T>(
+  table: TableStore<T>,
+  partition: string,
+  key: string,
+  change: (current: T | undefined) => T | undefined,
+  attempts = 10,
+): Promise<VersionedRow<T> | undefined> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const current = await table.get(partition, key);
+    const next = change(current?.value);
+    if (next === undefined) return current;
+    try {
+      const [written] = await table.write(partition, [{ type: 'put', key, value: next, expectedVersion: current ? current.version : null }]);
+      return written;
+    } catch (error) {
+      if (!(error instanceof ConditionFailedError)) throw error;
+    }
+  }
+  throw new Error(`Gave up on ${table.name}/${key} after ${attempts} concurrent modifications.`);
+}

@@ -1,0 +1,79 @@
+import { mkdir } from 'node:fs/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import { createHarnessCore } from './core/harness-core.js';
+import { defineInfrastructure } from './core/infrastructure.js';
+import { loadRuntimeSecrets } from './core/secrets/runtime-secrets.js';
+import { lockDataFolder } from './core/storage/data-folder-lock.js';
+import { LowdbStorage } from './core/storage/lowdb-storage.js';
+import { buildAccountService } from './http/account-service.js';
+import { buildAgentService } from './http/agent-service.js';
+import { createProcessLogger } from './process-logger.js';
+import { readRuntimeSettings } from './runtime-settings.js';
+
+export interface ServeOptions {
+  accountPort?: number;
+  agentPort?: number;
+  host?: string;
+  dataDir?: string;
+  stage?: string;
+  /** The logger; `false` for none (tests). Default: JSON lines on stdout at `LOG_LEVEL` (info). */
+  logger?: FastifyBaseLogger | false;
+}
+
+export interface RunningServices {
+  accountUrl: string;
+  agentUrl: string;
+  dataDir: string;
+  stage: string;
+  /** Stop listening, finish in-flight requests, flush storage, release the data folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start both services in this process on one data folder: the single entry that listens.
+ * `buildAccountService` / `buildAgentService` only build; this takes the lock, opens storage,
+ * listens, and knows how to shut down cleanly.
+ */
+export async function serve(options: ServeOptions = {}): Promise<RunningServices> {
+  const settings = readRuntimeSettings({
+    stage: options.stage,
+    dataDir: options.dataDir,
+    host: options.host,
+    accountPort: options.accountPort,
+    agentPort: options.agentPort,
+  });
+  const infrastructure = defineInfrastructure(settings.stage);
+  await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
+  const lock = await lockDataFolder(settings.dataDir);
+  try {
+    const secrets = await loadRuntimeSecrets(settings.dataDir);
+    const storage = new LowdbStorage(`${settings.dataDir}/tables`);
+    const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
+    const core = createHarnessCore({ storage, infrastructure, secrets, logger });
+    const accountApp = buildAccountService({ core, logger: logger?.child({ service: 'account' }) });
+    const agentApp = buildAgentService({ core, logger: logger?.child({ service: 'agent' }) });
+    const accountAddress = await accountApp.listen({ port: settings.accountPort, host: settings.host });
+    const agentAddress = await agentApp.listen({ port: settings.agentPort, host: settings.host }).catch(async (error: unknown) => {
+      await accountApp.close();
+      throw error;
+    });
+    let closing: Promise<void> | undefined;
+    return {
+      accountUrl: accountAddress,
+      agentUrl: agentAddress,
+      dataDir: settings.dataDir,
+      stage: settings.stage,
+      close: () => {
+        closing ??= (async () => {
+          await Promise.allSettled([accountApp.close(), agentApp.close()]);
+          await storage.close();
+          await lock.release();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
