@@ -1,0 +1,96 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { temporaryFolder } from '../../../test/support/temporary-folder.js';
+import { LowdbStorage } from './lowdb-storage.js';
+import { ConditionFailedError, modifyRow } from './table-store.js';
+
+describe('LowdbStorage', () => {
+  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+  beforeEach(async () => {
+    folder = await temporaryFolder();
+  });
+  afterEach(async () => {
+    await folder.remove();
+  });
+
+  it('stores rows durably: a new storage on the same folder reads them back', async () => {
+    const storage = new LowdbStorage(folder.path);
+    await storage.table<{ n: number }>('things').write('p1', [{ type: 'put', key: 'a', value: { n: 1 } }]);
+    const reopened = new LowdbStorage(folder.path);
+    expect(await reopened.table<{ n: number }>('things').get('p1', 'a')).toEqual({ key: 'a', value: { n: 1 }, version: 1 });
+  });
+
+  it('keeps one file per partition, named by a hash rather than the raw key', async () => {
+    const storage = new LowdbStorage(folder.path);
+    const table = storage.table<string>('things');
+    await table.write('../../etc/passwd', [{ type: 'put', key: 'x', value: 'one' }]);
+    await table.write('second', [{ type: 'put', key: 'x', value: 'two' }]);
+    const files = await readdir(join(folder.path, 'things'));
+    expect(files).toHaveLength(2);
+    for (const file of files) expect(file).toMatch(/^[0-9a-f]{40}\.json$/);
+    expect((await table.listPartitions()).sort()).toEqual(['../../etc/passwd', 'second']);
+  });
+
+  it('applies a conditional put only at the expected version', async () => {
+    const table = new LowdbStorage(folder.path).table<string>('things');
+    const [first] = await table.write('p', [{ type: 'put', key: 'k', value: 'v1', expectedVersion: null }]);
+    expect(first?.version).toBe(1);
+    await expect(table.write('p', [{ type: 'put', key: 'k', value: 'again', expectedVersion: null }])).rejects.toBeInstanceOf(ConditionFailedError);
+    await expect(table.write('p', [{ type: 'put', key: 'k', value: 'stale', expectedVersion: 7 }])).rejects.toBeInstanceOf(ConditionFailedError);
+    const [second] = await table.write('p', [{ type: 'put', key: 'k', value: 'v2', expectedVersion: 1 }]);
+    expect(second).toEqual({ key: 'k', value: 'v2', version: 2 });
+  });
+
+  it('applies a batch all-or-nothing', async () => {
+    const table = new LowdbStorage(folder.path).table<string>('things');
+    await table.write('p', [{ type: 'put', key: 'a', value: 'a1' }]);
+    await expect(
+      table.write('p', [
+        { type: 'put', key: 'b', value: 'b1' },
+        { type: 'put', key: 'a', value: 'a2', expectedVersion: 5 },
+      ]),
+    ).rejects.toBeInstanceOf(ConditionFailedError);
+    expect(await table.get('p', 'b')).toBeUndefined();
+    expect((await table.get('p', 'a'))?.value).toBe('a1');
+  });
+
+  it('loses no write under concurrency, and exactly one of racing creators wins', async () => {
+    const storage = new LowdbStorage(folder.path);
+    const table = storage.table<number>('counters');
+    await Promise.all(Array.from({ length: 100 }, (_, index) => table.write('p', [{ type: 'put', key: `k${index}`, value: index }])));
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => table.write('p', [{ type: 'put', key: 'once', value: 1, expectedVersion: null }])));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    await Promise.all(Array.from({ length: 50 }, () => modifyRow(table, 'p', 'counter', (current) => (current ?? 0) + 1, 100)));
+    const reopened = new LowdbStorage(folder.path).table<number>('counters');
+    expect(await reopened.list('p')).toHaveLength(102);
+    expect((await reopened.get('p', 'counter'))?.value).toBe(50);
+  });
+
+  it('deletes rows, and a partition with no rows is not listed', async () => {
+    const table = new LowdbStorage(folder.path).table<string>('things');
+    const [row] = await table.write('p', [{ type: 'put', key: 'a', value: 'x' }]);
+    await expect(table.write('p', [{ type: 'delete', key: 'a', expectedVersion: 9 }])).rejects.toBeInstanceOf(ConditionFailedError);
+    await table.write('p', [{ type: 'delete', key: 'a', expectedVersion: row?.version }]);
+    expect(await table.get('p', 'a')).toBeUndefined();
+    expect(await table.listPartitions()).toEqual([]);
+  });
+
+  it('returns copies: changing a returned value does not change the stored one', async () => {
+    const table = new LowdbStorage(folder.path).table<{ list: number[] }>('things');
+    const value = { list: [1] };
+    await table.write('p', [{ type: 'put', key: 'a', value }]);
+    value.list.push(2);
+    const read = await table.get('p', 'a');
+    read?.value.list.push(3);
+    expect((await table.get('p', 'a'))?.value).toEqual({ list: [1] });
+  });
+
+  it('leaves no temporary files behind and writes valid JSON', async () => {
+    const table = new LowdbStorage(folder.path).table<string>('things');
+    await Promise.all(Array.from({ length: 30 }, (_, index) => table.write(`p${index % 3}`, [{ type: 'put', key: `k${index}`, value: 'v' }])));
+    const files = await readdir(join(folder.path, 'things'));
+    expect(files.filter((file) => file.endsWith('.tmp'))).toEqual([]);
+    for (const file of files) expect(JSON.parse(await readFile(join(folder.path, 'things', file), 'utf8'))).toHaveProperty('rows');
+  });
+});

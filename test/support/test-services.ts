@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import { createHarnessCore, type HarnessCore } from '../../server/core/harness-core.js';
+import { defineInfrastructure } from '../../server/core/infrastructure.js';
+import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
+import { buildAccountService } from '../../server/http/account-service.js';
+import { buildAgentService } from '../../server/http/agent-service.js';
+import { temporaryFolder } from './temporary-folder.js';
+
+export const testAdminSecret = 'test-admin-secret-0123456789abcdefghijklmnop';
+export const testEncryptionSecret = 'test-encryption-secret-0123456789abcdefghij';
+
+export interface TestServices {
+  dataDir: string;
+  core: HarnessCore;
+  storage: LowdbStorage;
+  accountApp: FastifyInstance;
+  agentApp: FastifyInstance;
+  /** Rebuild everything on the same data folder, as a restarted process would. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Both services built on a temporary data folder with the real lowdb file storage, for `inject`. */
+export async function startTestServices(): Promise<TestServices> {
+  const folder = await temporaryFolder();
+  const build = () => {
+    const storage = new LowdbStorage(`${folder.path}/tables`);
+    const core = createHarnessCore({
+      storage,
+      infrastructure: defineInfrastructure('test'),
+      secrets: { adminSecret: testAdminSecret, configEncryptionSecret: testEncryptionSecret },
+    });
+    return { storage, core, accountApp: buildAccountService({ core }), agentApp: buildAgentService({ core }) };
+  };
+  const services = { dataDir: folder.path, ...build() } as TestServices;
+  const shutdown = async () => {
+    await Promise.all([services.accountApp.close(), services.agentApp.close()]);
+    await services.storage.close();
+  };
+  services.restart = async () => {
+    await shutdown();
+    Object.assign(services, build());
+  };
+  services.close = async () => {
+    await shutdown();
+    await folder.remove();
+  };
+  return services;
+}
+
+/** Create an account through the API; returns its id and secret. */
+export async function createAccount(app: FastifyInstance, username: string): Promise<{ accountId: string; secret: string }> {
+  const response = await app.inject({ method: 'POST', url: '/accounts', payload: { username, description: `${username}'s account` } });
+  if (response.statusCode !== 201) throw new Error(`account creation failed: ${response.statusCode} ${response.body}`);
+  return response.json<{ accountId: string; secret: string }>();
+}
+
+export function bearer(secret: string): { authorization: string } {
+  return { authorization: `Bearer ${secret}` };
+}
