@@ -1,0 +1,83 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { profilesPath, saveProfile } from '../profiles.js';
+import { createTestContext } from '../test-support/test-context.js';
+import { runInProcess } from '../test-support/run-in-process.js';
+import { startStubService, type RecordedRequest, type StubReply } from '../test-support/stub-service.js';
+
+let stub: Awaited<ReturnType<typeof startStubService>> | undefined;
+
+afterEach(async () => {
+  await stub?.close();
+  stub = undefined;
+});
+
+const helper = { agentId: 'helper', config: { system: 'Be brief.', tools: { test_async: {}, alphaSearch: { enabled: false } } }, createdAt: 't0', updatedAt: 't1' };
+
+async function setup(handler: (request: RecordedRequest) => StubReply, stdin?: string) {
+  stub = await startStubService(handler);
+  const context = await createTestContext({ stdin });
+  await saveProfile(profilesPath(context.env, context.homeDir), 'default', { accountUrl: stub.url, agentUrl: stub.url, accountId: 'acc_1', username: 'alice', secret: 'sk' });
+  return { context, service: stub };
+}
+
+describe('harness agent', () => {
+  it('lists agents with their enabled tools', async () => {
+    const { context } = await setup(() => ({ status: 200, body: { agents: [helper] } }));
+    await runInProcess(context, ['agent', 'list']);
+    expect(context.output()).toBe('AGENT   TOOLS       UPDATED\nhelper  test_async  t1\n');
+  });
+
+  it('says how to create the first agent when there are none', async () => {
+    const { context } = await setup(() => ({ status: 200, body: { agents: [] } }));
+    await runInProcess(context, ['agent', 'list']);
+    expect(context.output()).toMatch(/No agents yet/);
+  });
+
+  it('gets one agent as JSON', async () => {
+    const { context, service } = await setup(() => ({ status: 200, body: helper }));
+    await runInProcess(context, ['agent', 'get', 'helper', '--json']);
+    expect(service.requests[0]?.url).toBe('/accounts/me/agents/helper');
+    expect(JSON.parse(context.output())).toEqual(helper);
+  });
+
+  it('puts the config object from a file as {config}', async () => {
+    const { context, service } = await setup(() => ({ status: 201, body: helper }));
+    const file = join(context.homeDir, 'config.json');
+    await writeFile(file, JSON.stringify(helper.config));
+    await runInProcess(context, ['agent', 'put', 'helper', '--file', file]);
+    expect(service.requests[0]).toMatchObject({ method: 'PUT', url: '/accounts/me/agents/helper' });
+    expect(JSON.parse(service.requests[0]?.body ?? '')).toEqual({ config: helper.config });
+    expect(context.output()).toBe('Saved agent helper (tools: test_async).\n');
+  });
+
+  it('reads the config from stdin with --file -', async () => {
+    const { context, service } = await setup(() => ({ status: 200, body: helper }), '{"system":"hi"}');
+    await runInProcess(context, ['agent', 'put', 'helper', '--file', '-']);
+    expect(JSON.parse(service.requests[0]?.body ?? '')).toEqual({ config: { system: 'hi' } });
+  });
+
+  it('refuses a file that is not a JSON object, naming it', async () => {
+    const { context, service } = await setup(() => ({ status: 200, body: helper }));
+    const file = join(context.homeDir, 'bad.json');
+    await writeFile(file, '[1]');
+    await expect(runInProcess(context, ['agent', 'put', 'helper', '--file', file])).rejects.toThrow(`${file} must hold the agent config as a JSON object`);
+    await writeFile(file, '{oops');
+    await expect(runInProcess(context, ['agent', 'put', 'helper', '--file', file])).rejects.toThrow(`${file} is not valid JSON`);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('deletes an agent', async () => {
+    const { context, service } = await setup(() => ({ status: 204 }));
+    await runInProcess(context, ['agent', 'delete', 'helper', '--json']);
+    expect(service.requests[0]).toMatchObject({ method: 'DELETE', url: '/accounts/me/agents/helper' });
+    expect(JSON.parse(context.output())).toEqual({ agentId: 'helper', deleted: true });
+  });
+
+  it('encodes the agent id in the path', async () => {
+    const { context, service } = await setup(() => ({ status: 404, body: { error: { code: 'not_found', message: 'Agent not found.' } } }));
+    await expect(runInProcess(context, ['agent', 'get', 'a/b'])).rejects.toThrow('Agent not found. (not_found, HTTP 404)');
+    expect(service.requests[0]?.url).toBe('/accounts/me/agents/a%2Fb');
+  });
+});

@@ -1,0 +1,34 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { CliContext } from '../cli-context.js';
+
+/** A CLI context for in-process tests: captured output, a temporary config folder. */
+export interface TestContext extends CliContext {
+  output(): string;
+  errors(): string;
+  /** Triggers `waitForShutdown` as a signal would. */
+  shutdown(signal?: string): void;
+}
+
+export async function createTestContext(options: { stdin?: string; env?: Record<string, string> } = {}): Promise<TestContext> {
+  const homeDir = await mkdtemp(join(tmpdir(), 'harness-cli-home-'));
+  let stdout = '';
+  let stderr = '';
+  let triggerShutdown: (signal: string) => void = () => {};
+  const shutdown = new Promise<string>((resolve) => {
+    triggerShutdown = resolve;
+  });
+  return {
+    env: { XDG_CONFIG_HOME: join(homeDir, 'config'), ...options.env },
+    homeDir,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdin: Readable.from([options.stdin ?? '']),
+    waitForShutdown: () => shutdown,
+    output: () => stdout,
+    errors: () => stderr,
+    shutdown: (signal = 'SIGTERM') => triggerShutdown(signal),
+  };
+}
