@@ -1,0 +1,53 @@
+import { execa, type ResultPromise } from 'execa';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServiceProcess {
+  accountUrl: string;
+  agentUrl: string;
+  child: ResultPromise;
+  /** Kill without warning, like a crash or `kill -9`. */
+  killHard(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Run `harness serve` from the sources in a child process, on ports the OS picks. */
+export async function startServiceProcess(dataDir: string, environment: Record<string, string> = {}): Promise<ServiceProcess> {
+  const child = execa('node', ['--import', 'tsx', 'cli/main.ts', 'serve', '--account-port', '0', '--agent-port', '0', '--data-dir', dataDir, '--json'], {
+    cwd: projectRoot,
+    env: { LOG_LEVEL: 'warn', ...environment },
+    reject: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const urls = await new Promise<{ accountUrl: string; agentUrl: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`harness serve did not start within 20 s: ${stderr}`)), 20_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolve(JSON.parse(line) as { accountUrl: string; agentUrl: string });
+    });
+    void child.then((result) => {
+      clearTimeout(timer);
+      reject(new Error(`harness serve exited (${result.exitCode}): ${stderr}`));
+    });
+  });
+  return {
+    ...urls,
+    child,
+    killHard: async () => {
+      child.kill('SIGKILL');
+      await child;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await child;
+    },
+  };
+}
