@@ -89,6 +89,9 @@ const rows: Row[] = [
   // Europe/Berlin: fall back 2025-10-26 03:00 CEST -> 02:00 CET (01:00Z).
   { expression: 'cron(30 2 * * ? *)', timezone: 'Europe/Berlin', after: '2025-10-25T12:00:00Z', expected: '2025-10-26T00:30:00Z', why: 'first 02:30 (CEST)' },
   { expression: 'cron(30 2 * * ? *)', timezone: 'Europe/Berlin', after: '2025-10-26T00:30:00Z', expected: '2025-10-27T01:30:00Z', why: 'the repeated 02:30 CET does not run again' },
+  // Australia/Lord_Howe moves by 30 minutes: 2025-10-05 02:00 (+10:30) -> 02:30 (+11:00).
+  { expression: 'cron(15 2 * * ? *)', timezone: 'Australia/Lord_Howe', after: '2025-10-04T00:00:00Z', expected: '2025-10-05T15:15:00Z', why: '02:15 on Oct 5 does not exist: Oct 6 02:15 +11:00' },
+  { expression: 'cron(45 2 * * ? *)', timezone: 'Australia/Lord_Howe', after: '2025-10-04T00:00:00Z', expected: '2025-10-04T15:45:00Z', why: '02:45 exists on Oct 5: 02:45 +11:00' },
   // rate(): absolute time from the anchor.
   { expression: 'rate(5 minutes)', anchor: '2025-01-15T10:00:00Z', expected: '2025-01-15T10:10:00Z', why: '10:00, 10:05, 10:10' },
   { expression: 'rate(1 minute)', anchor: '2025-01-15T10:00:00Z', expected: '2025-01-15T10:08:00Z', why: 'every minute' },

@@ -38,12 +38,19 @@ export function parseCronExpression(expression: string, inside: string): CronSch
   return { kind: 'cron', expression, minutes, hours, months, years, days };
 }
 
-/** Minutes, hours, month and year: no `?`, `L`, `W` or `#`. */
+/** Where each special character is allowed, for messages. */
+const specialCharacterHomes: Readonly<Record<string, string>> = {
+  '?': 'day-of-month and day-of-week',
+  L: 'day-of-month and day-of-week',
+  W: 'day-of-month',
+  '#': 'day-of-week',
+};
+
+/** Minutes, hours, month and year: no `?`, `L`, `W` or `#` (but `JUL` has an L). */
 function parsePlainField(spec: CronFieldSpec, text: string): number[] {
-  const special = /[?#]/.exec(text) ?? /(?:^|[,\-/])\d*(L|W)(?:$|[,\-/])/i.exec(text);
-  if (special) {
-    const symbol = special[1] ?? special[0];
-    throw fieldError(spec, text, `"${symbol.toUpperCase()}" is only allowed in ${symbol === '#' ? 'day-of-week' : symbol.toUpperCase() === 'W' ? 'day-of-month' : 'day-of-month and day-of-week'}`);
+  const special = /[?#]/.exec(text)?.[0] ?? /(?:^|[,\-/])\d*([LW])(?=$|[,\-/])/i.exec(text)?.[1]?.toUpperCase();
+  if (special !== undefined) {
+    throw fieldError(spec, text, `"${special}" is only allowed in ${specialCharacterHomes[special]}`);
   }
   return parseValueList(spec, text);
 }
@@ -66,7 +73,7 @@ function parseDayOfMonth(text: string): DayRule {
 function parseDayOfWeek(text: string): DayRule {
   const upper = text.toUpperCase();
   if (upper === 'L') return { kind: 'days-of-week', weekdays: [7] };
-  if (upper.includes('W') && /(?:^|[,\-#])\d*W$|\dW/.test(upper)) {
+  if (/^W$|\dW/.test(upper)) {
     throw fieldError(dayOfWeekField, text, '"W" is only allowed in day-of-month');
   }
   const lastOf = /^([A-Z]{3}|\d+)L$/.exec(upper);
