@@ -24,9 +24,10 @@ export interface RunningService {
 export type StartService = (options: ServeOptions) => Promise<RunningService>;
 
 // Loaded on demand: the other commands should not pay for loading the whole service.
+// Logs go to stderr, so stdout carries only this command's output (the URLs, or --json).
 const startService: StartService = async (options) => {
-  const { serve } = await import('../../server/serve.js');
-  return serve(options);
+  const [{ serve }, { createProcessLogger }] = await Promise.all([import('../../server/serve.js'), import('../../server/process-logger.js')]);
+  return serve({ ...options, logger: createProcessLogger(undefined, process.stderr) });
 };
 
 /** Starts both services, prints their URLs, and stops them cleanly on SIGINT or SIGTERM. */
