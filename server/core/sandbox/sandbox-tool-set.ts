@@ -1,0 +1,48 @@
+import path from 'node:path';
+import type { ToolSet } from 'ai';
+import type { Logger } from '../logger.js';
+import type { BubblewrapStatus } from './bubblewrap-probe.js';
+import { type SandboxedAgentConfig, effectiveWorkspaces } from './effective-workspaces.js';
+import { buildStatelessBashTool, buildWorkspaceTools } from './sandbox-tools.js';
+
+export interface SandboxToolSetOptions {
+  /** The validated `sandbox` and `workspace` parts of the agent config. */
+  config: SandboxedAgentConfig;
+  /** Host folder of the agent's filesystem bucket; workspace paths are relative to it. */
+  bucketFolder: string;
+  bubblewrap: BubblewrapStatus;
+  logger?: Logger;
+  environment?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Every sandbox tool an agent gets (spec rule 2): none without a sandbox or workspace; only
+ * a stateless `bash` with a sandbox and no workspace; otherwise each workspace's tools,
+ * named plainly for one workspace and `<workspace>__<tool>` for several.
+ */
+export function buildSandboxToolSet(options: SandboxToolSetOptions): ToolSet {
+  const workspaces = effectiveWorkspaces(options.config);
+  if (workspaces.length === 0) {
+    return options.config.sandbox
+      ? buildStatelessBashTool({ limits: options.config.sandbox, bubblewrap: options.bubblewrap, logger: options.logger, environment: options.environment })
+      : {};
+  }
+  const tools: ToolSet = {};
+  for (const workspace of workspaces) {
+    Object.assign(
+      tools,
+      buildWorkspaceTools({
+        workspaceName: workspace.name,
+        root: path.join(options.bucketFolder, workspace.path),
+        access: workspace.access,
+        permissionMode: workspace.permissionMode,
+        limits: workspace.sandbox,
+        bubblewrap: options.bubblewrap,
+        prefixToolNames: workspaces.length > 1,
+        logger: options.logger,
+        environment: options.environment,
+      }),
+    );
+  }
+  return tools;
+}

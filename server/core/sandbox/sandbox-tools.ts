@@ -1,0 +1,195 @@
+import { mkdir } from 'node:fs/promises';
+import { type ToolSet, tool } from 'ai';
+import { z } from 'zod';
+import type { Logger } from '../logger.js';
+import { type BashResult, runBash } from './bash-runner.js';
+import type { BubblewrapStatus } from './bubblewrap-probe.js';
+import { editWorkspaceFile } from './edit-file.js';
+import { globWorkspaceFiles } from './glob-files.js';
+import { grepWorkspaceFiles } from './grep-files.js';
+import { readWorkspaceFile } from './read-file.js';
+import type { PermissionMode, SandboxLimits } from './sandbox-config-schema.js';
+import { SandboxToolError } from './sandbox-tool-error.js';
+import { type SandboxToolName, type WorkspaceAccess, toolNeedsApproval, workspaceToolNames } from './workspace-permissions.js';
+import { writeWorkspaceFile } from './write-file.js';
+
+/** What a tool returns to the model when it refuses or fails: the turn goes on. */
+export interface ToolErrorOutput {
+  error: string;
+}
+
+/**
+ * The model-facing name of a workspace tool: the plain name (`read`) when the agent has
+ * exactly one workspace, `<workspace>__<tool>` (`docs__read`) when it has several. Tool
+ * names never contain `__`, so the part after the last `__` is always the tool.
+ */
+export function sandboxToolName(toolName: SandboxToolName, workspaceName: string, prefixed: boolean): string {
+  return prefixed ? `${workspaceName}__${toolName}` : toolName;
+}
+
+interface ToolRunContext {
+  toolName: string;
+  workspaceName?: string;
+  logger?: Logger;
+}
+
+/** Run a tool body; a refusal or failure becomes `{error}` for the model, and is logged. */
+async function guarded<T>(context: ToolRunContext, body: () => Promise<T>): Promise<T | ToolErrorOutput> {
+  const started = performance.now();
+  try {
+    return await body();
+  } catch (error) {
+    const durationMs = Math.round(performance.now() - started);
+    const fields = { event: 'sandbox-tool', tool: context.toolName, workspace: context.workspaceName, durationMs };
+    if (error instanceof SandboxToolError) {
+      context.logger?.info({ ...fields, status: error.kind }, `sandbox tool ${context.toolName} refused`);
+      return { error: error.message };
+    }
+    // Unexpected errors can carry host paths: log the code, tell the model only that it failed.
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    context.logger?.error({ ...fields, status: code ?? 'internal' }, `sandbox tool ${context.toolName} failed`);
+    return { error: `${context.toolName} failed unexpectedly${code ? ` (${code})` : ''}.` };
+  }
+}
+
+function bashOutput(result: BashResult, timeoutMs: number): BashResult | (BashResult & ToolErrorOutput) {
+  if (!result.timedOut) return result;
+  return { error: `The command timed out after ${timeoutMs} ms; it and every process it started were killed.`, ...result };
+}
+
+const defaultFileToolLimits: SandboxLimits = { timeoutMs: 30_000, maxOutputBytes: 65_536, environment: [], network: false };
+
+export interface WorkspaceToolsOptions {
+  workspaceName: string;
+  /** Host folder of the workspace (the bucket folder joined with the workspace path). */
+  root: string;
+  access: WorkspaceAccess;
+  permissionMode: PermissionMode;
+  /** The workspace's effective sandbox; null without one (then only read and glob exist). */
+  limits: SandboxLimits | null;
+  bubblewrap: BubblewrapStatus;
+  /** Name tools `<workspace>__<tool>`: set when the agent has several workspaces. */
+  prefixToolNames: boolean;
+  /** Which tools need approval; default: what the permission mode says. */
+  needsApproval?: (toolName: SandboxToolName) => boolean;
+  logger?: Logger;
+  /** Where bash's allow-listed variables are read from; default process.env. */
+  environment?: NodeJS.ProcessEnv;
+}
+
+/** The sandbox tools of one workspace (spec rule 2), scoped to its folder. */
+export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
+  const { workspaceName, root, access, permissionMode } = options;
+  const limits = options.limits ?? defaultFileToolLimits;
+  const needsApproval = options.needsApproval ?? ((toolName: SandboxToolName) => toolNeedsApproval(permissionMode, toolName));
+  const readOnly = access !== 'sandboxed' || permissionMode === 'read-only';
+  const where = `the workspace "${workspaceName}"`;
+  const context = (toolName: SandboxToolName): ToolRunContext => ({ toolName: sandboxToolName(toolName, workspaceName, options.prefixToolNames), workspaceName, logger: options.logger });
+  // A sandboxed workspace may not have been written yet; bash and bwrap need the folder to exist.
+  const ensureRoot = async () => {
+    if (access === 'sandboxed') await mkdir(root, { recursive: true });
+  };
+
+  const definitions: Record<SandboxToolName, () => ToolSet[string]> = {
+    read: () =>
+      tool({
+        description: `Read a text file in ${where}. Paths are relative to the workspace root. Returns up to \`limit\` lines from line \`offset\` (1-based), the total line count, and whether more was left out.`,
+        inputSchema: z.object({
+          path: z.string().min(1).describe('File path relative to the workspace root'),
+          offset: z.number().int().min(1).optional().describe('First line to return, from 1'),
+          limit: z.number().int().min(1).max(10_000).optional().describe('Number of lines to return (default 2000)'),
+        }),
+        needsApproval: needsApproval('read'),
+        execute: (input) => guarded(context('read'), () => readWorkspaceFile({ root, ...input, maxBytes: limits.maxOutputBytes })),
+      }),
+    write: () =>
+      tool({
+        description: `Create or overwrite a text file in ${where}, creating folders as needed. Returns the number of bytes written.`,
+        inputSchema: z.object({
+          path: z.string().min(1).describe('File path relative to the workspace root'),
+          content: z.string().describe('The whole new content of the file'),
+        }),
+        needsApproval: needsApproval('write'),
+        execute: (input) => guarded(context('write'), async () => {
+          await ensureRoot();
+          return writeWorkspaceFile({ root, ...input, readOnly });
+        }),
+      }),
+    edit: () =>
+      tool({
+        description: `Replace exact text in a file in ${where}. oldText must occur exactly once (include surrounding lines to make it unique) unless replaceAll is true.`,
+        inputSchema: z.object({
+          path: z.string().min(1).describe('File path relative to the workspace root'),
+          oldText: z.string().min(1).describe('Exact text to replace, including whitespace'),
+          newText: z.string().describe('Replacement text'),
+          replaceAll: z.boolean().optional().describe('Replace every occurrence'),
+        }),
+        needsApproval: needsApproval('edit'),
+        execute: (input) => guarded(context('edit'), () => editWorkspaceFile({ root, ...input, readOnly })),
+      }),
+    glob: () =>
+      tool({
+        description: `Find files in ${where} by glob pattern (e.g. "**/*.md"), relative to the workspace root or to \`path\`. Returns matching file paths.`,
+        inputSchema: z.object({
+          pattern: z.string().min(1).describe('Glob pattern, relative'),
+          path: z.string().optional().describe('Folder to search from, relative to the workspace root'),
+        }),
+        needsApproval: needsApproval('glob'),
+        execute: (input) => guarded(context('glob'), () => globWorkspaceFiles({ root, ...input })),
+      }),
+    grep: () =>
+      tool({
+        description: `Search text files in ${where} for lines matching a regular expression. Returns {path, line, text} for each match.`,
+        inputSchema: z.object({
+          pattern: z.string().min(1).describe('JavaScript regular expression'),
+          path: z.string().optional().describe('File or folder to search, relative to the workspace root'),
+          glob: z.string().optional().describe('Only search files matching this glob, e.g. "**/*.ts"'),
+          ignoreCase: z.boolean().optional(),
+        }),
+        needsApproval: needsApproval('grep'),
+        execute: (input) => guarded(context('grep'), () => grepWorkspaceFiles({ root, ...input })),
+      }),
+    bash: () =>
+      tool({
+        description: `Run a bash command in ${where}${options.bubblewrap.available ? ', mounted at /workspace (the working folder and HOME)' : ' (the working folder)'}. Timeout ${limits.timeoutMs} ms, output cap ${limits.maxOutputBytes} bytes, network ${limits.network ? 'on' : 'off'}.`,
+        inputSchema: z.object({ command: z.string().min(1).describe('The bash command line') }),
+        needsApproval: needsApproval('bash'),
+        execute: ({ command }) => guarded(context('bash'), async () => {
+          await ensureRoot();
+          const result = await runBash({ command, workingFolder: root, limits, bubblewrap: options.bubblewrap, environment: options.environment });
+          return bashOutput(result, limits.timeoutMs);
+        }),
+      }),
+  };
+
+  const tools: ToolSet = {};
+  for (const toolName of workspaceToolNames(access, permissionMode)) {
+    tools[sandboxToolName(toolName, workspaceName, options.prefixToolNames)] = definitions[toolName]();
+  }
+  return tools;
+}
+
+export interface StatelessBashToolOptions {
+  limits: SandboxLimits;
+  bubblewrap: BubblewrapStatus;
+  /** Whether a call needs approval (no workspace, so no permission mode; default false). */
+  needsApproval?: boolean;
+  logger?: Logger;
+  environment?: NodeJS.ProcessEnv;
+}
+
+/** `bash` for an agent with a sandbox and no workspace: each call gets a fresh, deleted-after folder. */
+export function buildStatelessBashTool(options: StatelessBashToolOptions): ToolSet {
+  const { limits } = options;
+  return {
+    bash: tool({
+      description: `Run a bash command in a fresh empty folder that is deleted afterwards; nothing persists between calls. Timeout ${limits.timeoutMs} ms, output cap ${limits.maxOutputBytes} bytes, network ${limits.network ? 'on' : 'off'}.`,
+      inputSchema: z.object({ command: z.string().min(1).describe('The bash command line') }),
+      needsApproval: options.needsApproval ?? false,
+      execute: ({ command }) => guarded({ toolName: 'bash', logger: options.logger }, async () => {
+        const result = await runBash({ command, limits, bubblewrap: options.bubblewrap, environment: options.environment });
+        return bashOutput(result, limits.timeoutMs);
+      }),
+    }),
+  };
+}
