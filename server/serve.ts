@@ -51,7 +51,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
     const core = createHarnessCore({ storage, infrastructure, secrets, logger });
     const accountApp = buildAccountService({ core, logger: logger?.child({ service: 'account' }) });
-    const agentApp = buildAgentService({ core, logger: logger?.child({ service: 'agent' }) });
+    const agentApp = buildAgentService({ core, logger: logger?.child({ service: 'agent' }), enableDirectApi: settings.enableDirectApi });
     const accountAddress = await accountApp.listen({ port: settings.accountPort, host: settings.host });
     const agentAddress = await agentApp.listen({ port: settings.agentPort, host: settings.host }).catch(async (error: unknown) => {
       await accountApp.close();

@@ -8,6 +8,10 @@ import { type Logger, silentLogger } from './logger.js';
 import { ConfigCipher } from './secrets/config-encryption.js';
 import type { RuntimeSecrets } from './secrets/runtime-secrets.js';
 import type { Storage } from './storage/table-store.js';
+import type { ConversationState } from './conversations/conversation.js';
+import { ConversationsRepository } from './conversations/conversations-repository.js';
+import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.js';
+import { TurnRunner } from './turns/turn-runner.js';
 
 export interface HarnessCoreOptions {
   storage: Storage;
@@ -15,6 +19,8 @@ export interface HarnessCoreOptions {
   secrets: RuntimeSecrets;
   logger?: Logger;
   now?: () => Date;
+  /** Service-wide tool settings; default: from the environment (ALPHA_API_KEY, ALPHA_BASE_URL...). */
+  toolEnvironment?: ToolEnvironment;
 }
 
 /**
@@ -26,6 +32,8 @@ export interface HarnessCore {
   logger: Logger;
   accounts: Accounts;
   agents: Agents;
+  conversations: ConversationsRepository;
+  turns: TurnRunner;
 }
 
 export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
@@ -34,5 +42,8 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const cipher = new ConfigCipher(options.secrets.configEncryptionSecret);
   const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now);
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
-  return { infrastructure: options.infrastructure, logger: options.logger ?? silentLogger, accounts, agents };
+  const logger = options.logger ?? silentLogger;
+  const conversations = new ConversationsRepository(options.storage.table<ConversationState>(tables.conversations));
+  const turns = new TurnRunner({ agents, conversations, logger, now, toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom() });
+  return { infrastructure: options.infrastructure, logger, accounts, agents, conversations, turns };
 }

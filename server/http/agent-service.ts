@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../core/harness-core.js';
 import { type AppOptions, createApp } from './create-app.js';
+import { registerChatRoutes } from './routes/chat-routes.js';
 import { rootView } from './schemas.js';
 import { serviceVersion } from './version.js';
 
 export interface AgentServiceDependencies extends AppOptions {
   core: HarnessCore;
+  /** `ENABLE_DIRECT_API` (default true): false removes `POST /agents/{agentId}/chat`. */
+  enableDirectApi?: boolean;
 }
 
 /** The agent service ({agent_url}): turns, async API, completions, webhooks. */
@@ -13,5 +16,6 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
   const app = createApp(dependencies);
   const { core } = dependencies;
   app.get('/', { schema: { response: { 200: rootView } } }, async () => ({ service: 'agent', status: 'ok', version: serviceVersion, stage: core.infrastructure.stage }));
+  registerChatRoutes(app, core, { enableDirectApi: dependencies.enableDirectApi ?? true });
   return app;
 }

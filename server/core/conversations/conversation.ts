@@ -1,0 +1,59 @@
+import type { ModelMessage } from 'ai';
+
+/** One message as stored, with the turn that added it. */
+export interface StoredMessage {
+  message: ModelMessage;
+  turnId: string;
+  createdAt: string;
+}
+
+/**
+ * An approval's life: `pending` until answered; `approved`/`denied` once answered (the
+ * answer may wait for the other approvals of the same step before it is submitted);
+ * `submitted` once the answers went to the model in one tool message.
+ */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied';
+
+export interface ApprovalRecord {
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  status: ApprovalStatus;
+  /** True once the answer has been handed to the model (it cannot change any more). */
+  submitted: boolean;
+  reason?: string;
+  turnId: string;
+  requestedAt: string;
+  answeredAt?: string;
+}
+
+export interface ConversationState {
+  accountId: string;
+  agentId: string;
+  conversationKey: string;
+  messages: StoredMessage[];
+  approvals: ApprovalRecord[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a client sees of a pending approval. */
+export interface PendingApprovalView {
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+export function pendingApprovals(state: ConversationState): PendingApprovalView[] {
+  return state.approvals
+    .filter((approval) => approval.status === 'pending')
+    .map(({ approvalId, toolCallId, toolName, input }) => ({ approvalId, toolCallId, toolName, input }));
+}
+
+/** Contract §6: 1-256 characters, no control characters. */
+export function isValidConversationKey(key: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return key.length >= 1 && key.length <= 256 && !/[\u0000-\u001f\u007f-\u009f]/.test(key);
+}

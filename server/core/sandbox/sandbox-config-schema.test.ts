@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidRequestError } from '../errors.js';
+import { validateSandboxConfig, validateSkillsConfig, validateSubagentConfig, validateWorkspaceConfig } from './sandbox-config-schema.js';
+
+function messageOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    return (error as Error).message;
+  }
+  throw new Error('expected an InvalidRequestError');
+}
+
+describe('validateSandboxConfig', () => {
+  it('fills defaults', () => {
+    expect(validateSandboxConfig({})).toEqual({ timeoutMs: 30_000, maxOutputBytes: 65_536, environment: [], network: false });
+  });
+
+  it('names the offending path', () => {
+    expect(messageOf(() => validateSandboxConfig({ timeoutMs: 5 }))).toBe('config.sandbox.timeoutMs must be an integer from 100 to 600000');
+    expect(messageOf(() => validateSandboxConfig({ timeoutMs: 1000.5 }))).toBe('config.sandbox.timeoutMs must be an integer from 100 to 600000');
+    expect(messageOf(() => validateSandboxConfig({ maxOutputBytes: 'big' }))).toBe('config.sandbox.maxOutputBytes must be an integer from 1024 to 10485760');
+    expect(messageOf(() => validateSandboxConfig({ environment: ['OK', 'NOT-OK'] }))).toBe('config.sandbox.environment.1 must be an environment variable name (letters, digits, underscores)');
+    expect(messageOf(() => validateSandboxConfig({ network: 'yes' }))).toBe('config.sandbox.network must be true or false');
+    expect(messageOf(() => validateSandboxConfig({ memory: 1 }))).toBe('config.sandbox.memory is not allowed here');
+    expect(messageOf(() => validateSandboxConfig([]))).toMatch(/^config\.sandbox must be an object/);
+  });
+});
+
+describe('validateWorkspaceConfig', () => {
+  it('accepts each sandbox form', () => {
+    const workspaces = validateWorkspaceConfig({
+      notes: { path: 'notes', permissionMode: 'auto' },
+      archive: { path: 'old/archive', permissionMode: 'read-only', sandbox: false },
+      bucket: { path: 'shared', permissionMode: 'ask', sandbox: null },
+      build: { path: 'build', permissionMode: 'ask-writes', sandbox: { network: true } },
+    });
+    expect(workspaces.notes).toEqual({ path: 'notes', permissionMode: 'auto' });
+    expect(workspaces.archive?.sandbox).toBe(false);
+    expect(workspaces.bucket?.sandbox).toBeNull();
+    expect(workspaces.build?.sandbox).toEqual({ timeoutMs: 30_000, maxOutputBytes: 65_536, environment: [], network: true });
+  });
+
+  it('refuses bad names, paths, modes and sandboxes with the path', () => {
+    expect(messageOf(() => validateWorkspaceConfig({ Notes: { path: 'a', permissionMode: 'auto' } }))).toMatch(/^config\.workspace\.Notes is not a valid workspace name/);
+    expect(messageOf(() => validateWorkspaceConfig({ notes: { path: '../a', permissionMode: 'auto' } }))).toMatch(/^config\.workspace\.notes\.path must be a relative path in the bucket/);
+    expect(messageOf(() => validateWorkspaceConfig({ notes: { path: '/a', permissionMode: 'auto' } }))).toMatch(/^config\.workspace\.notes\.path must be a relative path/);
+    expect(messageOf(() => validateWorkspaceConfig({ notes: { path: 'a', permissionMode: 'sometimes' } }))).toBe('config.workspace.notes.permissionMode must be one of read-only, ask, ask-writes, auto');
+    expect(messageOf(() => validateWorkspaceConfig({ notes: { path: 'a' } }))).toBe('config.workspace.notes.permissionMode must be one of read-only, ask, ask-writes, auto');
+    expect(messageOf(() => validateWorkspaceConfig({ notes: { path: 'a', permissionMode: 'auto', sandbox: true } }))).toMatch(/^config\.workspace\.notes\.sandbox must be omitted/);
+    expect(messageOf(() => validateWorkspaceConfig({ notes: { path: 'a', permissionMode: 'auto', sandbox: { timeoutMs: 0 } } }))).toBe('config.workspace.notes.sandbox.timeoutMs must be an integer from 100 to 600000');
+  });
+});
+
+describe('validateSubagentConfig', () => {
+  it('defaults maxDepth to 2 and caps it at 5', () => {
+    expect(validateSubagentConfig({ agents: { researcher: { description: 'Finds sources' } } })).toEqual({ agents: { researcher: { description: 'Finds sources' } }, maxDepth: 2 });
+    expect(messageOf(() => validateSubagentConfig({ agents: {}, maxDepth: 6 }))).toBe('config.subagent.maxDepth must be an integer from 1 to 5');
+    expect(messageOf(() => validateSubagentConfig({ agents: { researcher: {} } }))).toBe('config.subagent.agents.researcher.description must be a string');
+    expect(messageOf(() => validateSubagentConfig({ agents: { 'bad id!': { description: 'x' } } }))).toBe('config.subagent.agents.bad id! is not a valid agent id');
+  });
+});
+
+describe('validateSkillsConfig', () => {
+  it('accepts inline and file skills, one or the other', () => {
+    expect(validateSkillsConfig({ review: { description: 'Code review', instructions: 'Check tests.' }, style: { description: 'House style', file: 'skills/style.md' } })).toEqual({
+      review: { description: 'Code review', instructions: 'Check tests.' },
+      style: { description: 'House style', file: 'skills/style.md' },
+    });
+    expect(messageOf(() => validateSkillsConfig({ review: { description: 'x', instructions: 'y', file: 'z' } }))).toBe('config.skills.review must have either instructions or file, not both');
+    expect(messageOf(() => validateSkillsConfig({ review: { description: 'x' } }))).toMatch(/^config\.skills\.review must have instructions/);
+    expect(messageOf(() => validateSkillsConfig({ review: { description: 'x', file: '../etc/passwd' } }))).toMatch(/^config\.skills\.review\.file must be a relative path/);
+    expect(messageOf(() => validateSkillsConfig({ review: { instructions: 'y' } }))).toBe('config.skills.review.description must be a string');
+  });
+});

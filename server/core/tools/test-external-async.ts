@@ -1,0 +1,52 @@
+import { tool } from 'ai';
+import { z } from 'zod';
+import { OutsideServiceError } from './search-service.js';
+import type { ToolFactory } from './tool-factory.js';
+
+/** What the async coordinator hands an async tool's `execute` (spec §2: `options.asyncTool`). */
+export interface AsyncToolOptions {
+  resultId: string;
+  /** `/async-tools/{resultId}/complete`, relative to the agent service. */
+  completePath: string;
+}
+
+export const defaultWorkerUrl = 'http://127.0.0.1:4300/dispatch';
+
+/**
+ * The external-dispatch example: `execute` only hands the work to a worker and returns at
+ * once; the worker later completes the row at `completeUrl` (contract §5).
+ */
+export const testExternalAsyncFactory: ToolFactory = (toolConfig, context) => {
+  const completionBaseUrl = String(toolConfig.completionBaseUrl ?? '');
+  const completionBearerToken = String(toolConfig.completionBearerToken ?? '');
+  const workerUrl = typeof toolConfig.workerUrl === 'string' ? toolConfig.workerUrl : (context.environment.mockWorkerUrl ?? defaultWorkerUrl);
+  return {
+    test_external_async: tool({
+      description: 'Hands a task to an external worker. The result arrives later, after this turn.',
+      inputSchema: z.object({ task: z.string().optional().describe('What the worker should do') }),
+      execute: async (input, options) => {
+        const asyncTool = (options as { asyncTool?: AsyncToolOptions }).asyncTool;
+        if (!asyncTool) {
+          throw new Error('test_external_async must run with async: true and execution: "external-dispatch" (it only dispatches work)');
+        }
+        const completeUrl = new URL(asyncTool.completePath, completionBaseUrl.endsWith('/') ? completionBaseUrl : `${completionBaseUrl}/`).toString();
+        const response = await context.fetch(workerUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            resultId: asyncTool.resultId,
+            toolCallId: options.toolCallId,
+            toolName: 'test_external_async',
+            input,
+            completeUrl,
+            completionHeaders: { Authorization: `Bearer ${completionBearerToken}` },
+          }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        if (!response.ok) throw new OutsideServiceError('test_external_async', response.status, response.statusText);
+        await response.body?.cancel();
+        return { resultId: asyncTool.resultId, status: 'processing' as const, dispatched: true };
+      },
+    }),
+  };
+};

@@ -1,0 +1,40 @@
+import type { OpenAIProvider } from '@ai-sdk/openai';
+import type { Logger } from '../logger.js';
+
+/** Where a turn came from; decides approval and async behaviour. */
+export type TransportKind = 'sse' | 'json' | 'async' | 'nats' | 'channel' | 'cron';
+
+/** Service-wide settings the tool factories may read (contract §2). */
+export interface ToolEnvironment {
+  /** `ALPHA_API_KEY`: the fallback key of the search tool family, and of nothing else. */
+  alphaApiKey?: string;
+  /** `ALPHA_BASE_URL`: the search/extract service, Tavily's API by default. */
+  alphaBaseUrl: string;
+  /** `MOCK_WORKER_URL`: default dispatch target of `test_external_async`. */
+  mockWorkerUrl?: string;
+}
+
+/** What every tool factory receives besides its own config. */
+export interface ToolContext {
+  accountId: string;
+  agentId: string;
+  conversationKey: string;
+  turnId: string;
+  transport: TransportKind;
+  environment: ToolEnvironment;
+  /** The agent's model provider, for provider-defined tools. */
+  provider: OpenAIProvider;
+  providerApi: 'responses' | 'chat';
+  logger: Logger;
+  fetch: typeof fetch;
+}
+
+export const defaultAlphaBaseUrl = 'https://api.tavily.com';
+
+export function toolEnvironmentFrom(environment: NodeJS.ProcessEnv = process.env): ToolEnvironment {
+  return {
+    alphaApiKey: environment.ALPHA_API_KEY || undefined,
+    alphaBaseUrl: environment.ALPHA_BASE_URL || defaultAlphaBaseUrl,
+    mockWorkerUrl: environment.MOCK_WORKER_URL || undefined,
+  };
+}

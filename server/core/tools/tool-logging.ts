@@ -1,0 +1,39 @@
+import type { Tool } from 'ai';
+import type { Logger } from '../logger.js';
+import { OutsideServiceError } from './search-service.js';
+
+export interface ToolLogContext {
+  accountId: string;
+  agentId: string;
+  turnId: string;
+}
+
+/**
+ * Spec rule 8: the harness logs each tool's start, finish, duration and failure. Log lines
+ * carry ids, the tool name, the duration and a status code: never inputs or outputs, which
+ * may hold anything.
+ */
+export function withToolLogging(name: string, original: Tool, logger: Logger, context: ToolLogContext): Tool {
+  const execute = original.execute;
+  if (!execute) return original;
+  return {
+    ...original,
+    execute: async (input: unknown, options: Parameters<NonNullable<Tool['execute']>>[1]) => {
+      const started = performance.now();
+      const fields = { event: 'tool', tool: name, toolCallId: options.toolCallId, ...context };
+      logger.info({ ...fields, phase: 'start' }, `tool ${name} started`);
+      try {
+        const output: unknown = await execute(input, options);
+        logger.info({ ...fields, phase: 'finish', durationMs: Math.round(performance.now() - started) }, `tool ${name} finished`);
+        return output;
+      } catch (error) {
+        const status = error instanceof OutsideServiceError ? error.status : undefined;
+        logger.warn(
+          { ...fields, phase: 'failure', durationMs: Math.round(performance.now() - started), status, error: (error as Error).message },
+          `tool ${name} failed`,
+        );
+        throw error;
+      }
+    },
+  } as Tool;
+}

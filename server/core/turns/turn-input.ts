@@ -1,0 +1,13 @@
+import type { UserModelMessage } from 'ai';
+
+/** One answer to an approval request (AI SDK `tool-approval-response`). */
+export interface ApprovalAnswer {
+  approvalId: string;
+  approved: boolean;
+  reason?: string;
+}
+
+/** What a turn is asked to do: answer a user message, or resume with approval answers. */
+export type TurnInput = { kind: 'user'; message: UserModelMessage } | { kind: 'approvals'; answers: ApprovalAnswer[] };
+
+export type TurnStatus = 'completed' | 'awaiting_approval' | 'waiting_async_tools' | 'failed';

@@ -1,0 +1,89 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { isValidConversationKey, pendingApprovals } from '../../core/conversations/conversation.js';
+import { NotFoundError, UpstreamError } from '../../core/errors.js';
+import type { HarnessCore } from '../../core/harness-core.js';
+import { parseChatBody } from '../../core/turns/chat-body.js';
+import type { TurnResult } from '../../core/turns/turn-runner.js';
+import { currentAccount, requireAccount } from '../authentication.js';
+import { errorBody } from '../error-handler.js';
+import { agentIdParams } from '../schemas.js';
+import { drain, peekStream, writeUiMessageSse } from '../ui-message-sse.js';
+
+interface AgentParams {
+  agentId: string;
+}
+
+/** The JSON answer of a chat turn (contract §6). */
+export function chatAnswer(result: TurnResult) {
+  return {
+    conversationKey: result.conversationKey,
+    status: result.status,
+    text: result.text,
+    messages: result.messages,
+    pendingApprovals: result.pendingApprovals,
+    pendingAsyncTools: result.pendingAsyncTools,
+  };
+}
+
+function sendFailure(reply: FastifyReply, result: TurnResult) {
+  if (result.error?.kind === 'upstream') throw new UpstreamError(result.error.message);
+  return reply.status(500).send(errorBody('internal', result.error?.message ?? 'The turn failed.'));
+}
+
+export interface ChatRouteOptions {
+  /** `ENABLE_DIRECT_API`: false removes the chat route (404). */
+  enableDirectApi: boolean;
+}
+
+/** `POST /agents/{agentId}/chat` (SSE or JSON) and the stored conversation. */
+export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, options: ChatRouteOptions): void {
+  requireAccount(app, core, (scope) => {
+    if (options.enableDirectApi) {
+      scope.post<{ Params: AgentParams; Body: unknown }>(
+        '/agents/:agentId/chat',
+        { schema: { params: agentIdParams, body: { type: 'object' } } },
+        async (request, reply) => {
+          const account = currentAccount(request);
+          const { conversationKey, input } = parseChatBody(request.body);
+          const wantsStream = (request.headers.accept ?? '').includes('text/event-stream');
+          const turn = await core.turns.start({
+            accountId: account.accountId,
+            agentId: request.params.agentId,
+            conversationKey,
+            input,
+            transport: wantsStream ? 'sse' : 'json',
+            approvalPolicy: 'ask',
+          });
+          const peeked = await peekStream(turn.stream);
+          if (!wantsStream || peeked.failedBeforeOutput) {
+            await drain(peeked.reader);
+            const result = await turn.result;
+            if (result.status === 'failed') return sendFailure(reply, result);
+            return reply.status(200).send(chatAnswer(result));
+          }
+          reply.hijack();
+          await writeUiMessageSse(reply.raw, peeked);
+        },
+      );
+    }
+
+    scope.get<{ Params: AgentParams & { conversationKey: string } }>(
+      '/agents/:agentId/conversations/:conversationKey',
+      { schema: { params: { ...agentIdParams, required: ['agentId', 'conversationKey'], properties: { ...agentIdParams.properties, conversationKey: { type: 'string' } } } } },
+      async (request) => {
+        const account = currentAccount(request);
+        const { agentId, conversationKey } = request.params;
+        await core.agents.load(account.accountId, agentId);
+        const state = isValidConversationKey(conversationKey) ? await core.conversations.find(account.accountId, agentId, conversationKey) : undefined;
+        if (!state) throw new NotFoundError(`No conversation "${conversationKey}" with this agent.`);
+        return {
+          conversationKey,
+          messages: state.messages.map((stored) => stored.message),
+          pendingApprovals: pendingApprovals(state),
+          createdAt: state.createdAt,
+          updatedAt: state.updatedAt,
+        };
+      },
+    );
+  });
+}

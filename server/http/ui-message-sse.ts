@@ -1,0 +1,63 @@
+import type { ServerResponse } from 'node:http';
+import { JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from 'ai';
+
+/** Chunks that open a stream without saying anything yet. */
+const preambleTypes = new Set(['start', 'start-step']);
+
+export interface PeekedStream {
+  /** The chunks read so far, to be sent first. */
+  head: UIMessageChunk[];
+  /** The first chunk with content is an error: the model failed before saying anything. */
+  failedBeforeOutput: boolean;
+  reader: ReadableStreamDefaultReader<UIMessageChunk>;
+}
+
+/**
+ * Read up to the first chunk with content. If that is an error, nothing has been sent yet and
+ * the caller can still answer 502 instead of a stream that only carries an error.
+ */
+export async function peekStream(stream: ReadableStream<UIMessageChunk>): Promise<PeekedStream> {
+  const reader = stream.getReader();
+  const head: UIMessageChunk[] = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return { head, failedBeforeOutput: false, reader };
+    head.push(value);
+    if (!preambleTypes.has(value.type)) return { head, failedBeforeOutput: value.type === 'error', reader };
+  }
+}
+
+/** Read a stream to its end, discarding the chunks (the turn itself runs regardless). */
+export async function drain(reader: ReadableStreamDefaultReader<UIMessageChunk>): Promise<void> {
+  for (;;) {
+    const { done } = await reader.read();
+    if (done) return;
+  }
+}
+
+/**
+ * Write the AI SDK UI message stream protocol (contract §5): SSE with
+ * `x-vercel-ai-ui-message-stream: v1`, `data: <chunk>` lines and a final `data: [DONE]`.
+ * A client that goes away stops receiving, but the stream is still read to its end so the
+ * turn finishes and is stored.
+ */
+export async function writeUiMessageSse(response: ServerResponse, peeked: PeekedStream): Promise<void> {
+  response.writeHead(200, { ...UI_MESSAGE_STREAM_HEADERS, 'x-accel-buffering': 'no' });
+  const remaining = new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      for (const chunk of peeked.head) controller.enqueue(chunk);
+    },
+    async pull(controller) {
+      const { value, done } = await peeked.reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+  });
+  const lines = remaining.pipeThrough(new JsonToSseTransformStream()).getReader();
+  for (;;) {
+    const { value, done } = await lines.read();
+    if (done) break;
+    if (!response.destroyed && !response.writableEnded) response.write(value);
+  }
+  if (!response.writableEnded) response.end();
+}

@@ -1,0 +1,124 @@
+import { connect } from '@nats-io/transport-node';
+import { wsconnect, type ConnectionOptions, type NatsConnection, type WsConnectionOptions } from '@nats-io/nats-core';
+import WebSocket from 'ws';
+import type { Logger } from '../core/logger.js';
+
+/** What a connection is doing, as reported to `onStatus`. */
+export type NatsConnectionStatus = 'connected' | 'disconnected' | 'reconnecting' | 'closed';
+
+/** The transport a URL selects: `nats://`/`tls://` core TCP, `ws://`/`wss://` WebSocket. */
+export type NatsTransport = 'tcp' | 'websocket';
+
+export interface ConnectNatsOptions {
+  /** `nats://host:port`, `tls://host:port`, `ws://host:port` or `wss://host:port`. */
+  url: string;
+  /** Token authentication (an outside server configured with `authorization { token }`). */
+  token?: string;
+  /** User and password authentication (the embedded server: `harness-service` or `account-<id>`). */
+  user?: string;
+  password?: string;
+  /** The connection's name, shown in nats-server's logs and monitoring. */
+  name: string;
+  /** Where request replies arrive; an account user must use `_INBOX.<accountId>`. */
+  inboxPrefix?: string;
+  logger: Logger;
+  /** Called on every status change after the first connect. */
+  onStatus?: (status: NatsConnectionStatus) => void;
+  /** First reconnect wait; doubles per failed attempt up to `maxReconnectWaitMilliseconds`. Default 250 ms. */
+  reconnectWaitMilliseconds?: number;
+  /** Longest reconnect wait. Default 10 s. */
+  maxReconnectWaitMilliseconds?: number;
+  /** Timeout of one connection attempt. Default 5 s. */
+  timeoutMilliseconds?: number;
+}
+
+type WebSocketFactory = NonNullable<WsConnectionOptions['wsFactory']>;
+type FactorySocket = Awaited<ReturnType<WebSocketFactory>>['socket'];
+
+/**
+ * Node 20 has no global WebSocket, and without one nats-core's WebSocket transport never
+ * settles its connect promise; `wsFactory` (nats-core 3.3 `WsConnectionOptions`) hands it
+ * the `ws` package's socket, which has the W3C `onopen`/`onmessage`/`binaryType` surface.
+ */
+const webSocketFactory: WebSocketFactory = async (url) => ({
+  socket: new WebSocket(url) as unknown as FactorySocket,
+  encrypted: url.toLowerCase().startsWith('wss://'),
+});
+
+/** The transport of a NATS URL; throws on any other scheme. */
+export function natsTransportOf(url: string): NatsTransport {
+  const scheme = url.toLowerCase().split('://', 1)[0];
+  if (scheme === 'nats' || scheme === 'tls') return 'tcp';
+  if (scheme === 'ws' || scheme === 'wss') return 'websocket';
+  throw new Error(`NATS_URL must start with nats://, tls://, ws:// or wss:// (got ${JSON.stringify(url)}).`);
+}
+
+/** Exponential backoff with jitter: wait, 2x, 4x... up to the maximum, each plus up to half again at random. */
+export function reconnectDelay(attempt: number, baseMilliseconds: number, maxMilliseconds: number): number {
+  const delay = Math.min(maxMilliseconds, baseMilliseconds * 2 ** Math.min(attempt, 20));
+  return Math.round(delay + Math.random() * delay * 0.5);
+}
+
+async function followStatus(connection: NatsConnection, options: ConnectNatsOptions, onReconnected: () => void): Promise<void> {
+  const report = (status: NatsConnectionStatus): void => options.onStatus?.(status);
+  for await (const status of connection.status()) {
+    switch (status.type) {
+      case 'disconnect':
+        options.logger.warn({ name: options.name, server: status.server }, 'NATS connection lost; reconnecting');
+        report('disconnected');
+        break;
+      case 'reconnecting':
+        report('reconnecting');
+        break;
+      case 'reconnect':
+        options.logger.info({ name: options.name, server: status.server }, 'NATS connection restored');
+        onReconnected();
+        report('connected');
+        break;
+      case 'error':
+        options.logger.warn({ name: options.name, error: status.error.message }, 'NATS server reported an error');
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/**
+ * Connects to NATS over the transport the URL's scheme selects. Once connected, the
+ * client reconnects forever with backoff and jitter (`maxReconnectAttempts: -1`) and
+ * resubscribes by itself; status changes go to `onStatus` and the logger. The first
+ * attempt is not retried: a server that is down or refuses the credentials rejects the
+ * promise (use `NatsLink` to keep trying in the background).
+ */
+export async function connectNats(options: ConnectNatsOptions): Promise<NatsConnection> {
+  const transport = natsTransportOf(options.url);
+  const base = options.reconnectWaitMilliseconds ?? 250;
+  const maximum = options.maxReconnectWaitMilliseconds ?? 10_000;
+  let attempt = 0;
+  const connectionOptions: ConnectionOptions = {
+    servers: options.url,
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: base,
+    reconnectDelayHandler: () => reconnectDelay(attempt++, base, maximum),
+    timeout: options.timeoutMilliseconds ?? 5_000,
+    ...(options.inboxPrefix === undefined ? {} : { inboxPrefix: options.inboxPrefix }),
+    ...(options.user === undefined ? {} : { user: options.user, pass: options.password ?? '' }),
+    ...(options.token === undefined || options.user !== undefined ? {} : { token: options.token }),
+    ...(options.url.toLowerCase().startsWith('tls://') ? { tls: {} } : {}),
+  };
+  const connection =
+    transport === 'websocket'
+      ? await wsconnect({ ...connectionOptions, wsFactory: webSocketFactory } satisfies WsConnectionOptions)
+      : await connect(connectionOptions);
+  options.logger.info({ name: options.name, transport, server: connection.getServer() }, 'NATS connected');
+  void followStatus(connection, options, () => (attempt = 0)).catch((error: unknown) =>
+    options.logger.warn({ name: options.name, error: (error as Error).message }, 'NATS status stream failed'),
+  );
+  void connection.closed().then((error) => {
+    if (error) options.logger.warn({ name: options.name, error: error.message }, 'NATS connection closed with an error');
+    options.onStatus?.('closed');
+  });
+  return connection;
+}

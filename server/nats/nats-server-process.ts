@@ -1,0 +1,290 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../core/logger.js';
+import { writeFileDurably } from '../core/storage/durable-file.js';
+import { accountNatsCredentials } from './account-nats-credentials.js';
+import { acceptsTcpConnections, findFreeTcpPort } from './free-tcp-port.js';
+import { findNatsServerBinary } from './nats-server-binary.js';
+import { renderNatsServerConfig, serviceNatsUser } from './nats-server-config.js';
+import { NatsServerLog } from './nats-server-log.js';
+import { NatsPasswordHasher } from './nats-password-hasher.js';
+
+export interface StartNatsServerOptions {
+  /** The service's data folder; the server's files go to `<dataDir>/nats/`. */
+  dataDir: string;
+  /** Client port on 127.0.0.1; default a free port. */
+  port?: number;
+  /** WebSocket port on 127.0.0.1; default a free port (nats-server does not accept 0 here). */
+  websocketPort?: number;
+  /** The service's password as user `harness-service` (`NATS_TOKEN`, or a generated secret). */
+  serviceToken: string;
+  /** The accounts that get a NATS user now; change later with `setAccounts`. */
+  accounts: string[];
+  /** The secret account passwords are derived from (see `accountNatsCredentials`). */
+  stageSecret: string;
+  logger: Logger;
+  /** The `nats-server` executable; default the first one `findNatsServerBinary` finds. */
+  binaryPath?: string;
+  /** Where to look for the executable when `binaryPath` is not given. */
+  searchFolders?: string[];
+  jetStreamMaxMemoryBytes?: number;
+  jetStreamMaxFileBytes?: number;
+  /** How long the server may take to become ready (or to confirm a reload); default 15 s. */
+  timeoutMilliseconds?: number;
+}
+
+/** How the service itself authenticates: user `harness-service`, password = the service token. */
+export interface NatsServiceCredentials {
+  user: string;
+  password: string;
+}
+
+/** A running nats-server child owned by the service. */
+export interface EmbeddedNatsServer {
+  /** `nats://127.0.0.1:<port>` */
+  url: string;
+  /** `ws://127.0.0.1:<websocketPort>` */
+  websocketUrl: string;
+  port: number;
+  websocketPort: number;
+  pid: number;
+  configPath: string;
+  serviceCredentials: NatsServiceCredentials;
+  /** The accounts the running configuration has users for. */
+  accounts(): string[];
+  /**
+   * Rewrites the config (atomically, mode 0600) for exactly these accounts and reloads the
+   * server; resolves once nats-server has logged that the reload took effect. Users that
+   * were removed are disconnected by the server. Calls run one after another.
+   */
+  setAccounts(accountIds: string[]): Promise<void>;
+  /** Stops the server (SIGTERM, then SIGKILL after the timeout); safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** nats-server did not start, or did not reload; the message carries its last log lines. */
+export class NatsServerStartError extends Error {
+  constructor(message: string, readonly serverLog: string) {
+    super(serverLog === '' ? message : `${message}\nnats-server said:\n${serverLog}`);
+    this.name = 'NatsServerStartError';
+  }
+}
+
+const defaultTimeoutMilliseconds = 15_000;
+const startAttempts = 3;
+
+interface RunningChild {
+  child: ChildProcess;
+  log: NatsServerLog;
+  exited: Promise<void>;
+  hasExited(): boolean;
+}
+
+function withTimeout<T>(promise: Promise<T>, milliseconds: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), milliseconds);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A nats-server left running by a service that was killed (SIGKILL leaves no time to stop
+ * the child) still holds the ports and the JetStream store. Stop it, but only when its
+ * command line names our config file, so an unrelated process that reused the pid is left alone.
+ */
+async function stopLeftoverServer(pidPath: string, configPath: string, logger: Logger): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number((await readFile(pidPath, 'utf8')).trim());
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  let commandLine: string;
+  try {
+    commandLine = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').join(' ');
+  } catch {
+    return;
+  }
+  if (!commandLine.includes('nats-server') || !commandLine.includes(configPath)) return;
+  logger.warn({ pid }, 'stopping a nats-server left over from an earlier run on this data folder');
+  process.kill(pid, 'SIGTERM');
+  for (let waited = 0; waited < 5_000 && isAlive(pid); waited += 50) await sleep(50);
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+function launch(binaryPath: string, configPath: string, pidPath: string, logger: Logger): RunningChild {
+  const child = spawn(binaryPath, ['-c', configPath, '-P', pidPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = new NatsServerLog(logger);
+  if (child.stdout) log.follow(child.stdout);
+  if (child.stderr) log.follow(child.stderr);
+  let exited = false;
+  const exitedPromise = new Promise<void>((resolve) => {
+    child.once('error', (error) => {
+      logger.error({ component: 'nats-server', error: error.message }, 'nats-server could not be started');
+      exited = true;
+      resolve();
+    });
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    });
+  });
+  return { child, log, exited: exitedPromise, hasExited: () => exited };
+}
+
+async function waitUntilReady(running: RunningChild, ports: number[], timeoutMilliseconds: number): Promise<void> {
+  const ready = running.log.waitForLine([/Server is ready/]);
+  const outcome = await withTimeout(
+    Promise.race([ready.line.then(() => 'ready' as const), running.exited.then(() => 'exited' as const)]),
+    timeoutMilliseconds,
+    () => new NatsServerStartError(`nats-server did not become ready within ${timeoutMilliseconds} ms.`, running.log.recent()),
+  ).finally(() => ready.cancel());
+  if (outcome === 'exited') throw new NatsServerStartError(`nats-server exited during start (code ${running.child.exitCode}).`, running.log.recent());
+  for (const port of ports) {
+    if (!(await acceptsTcpConnections(port))) throw new NatsServerStartError(`nats-server reported ready but port ${port} refuses connections.`, running.log.recent());
+  }
+}
+
+async function stopChild(running: RunningChild, timeoutMilliseconds: number): Promise<void> {
+  if (running.hasExited()) return;
+  running.child.kill('SIGTERM');
+  try {
+    await withTimeout(running.exited, timeoutMilliseconds, () => new Error('nats-server did not stop'));
+  } catch {
+    running.child.kill('SIGKILL');
+    await running.exited;
+  }
+}
+
+async function pickPorts(options: StartNatsServerOptions): Promise<{ port: number; websocketPort: number }> {
+  const port = options.port ?? (await findFreeTcpPort());
+  let websocketPort = options.websocketPort ?? (await findFreeTcpPort());
+  while (websocketPort === port) websocketPort = await findFreeTcpPort();
+  return { port, websocketPort };
+}
+
+/**
+ * Starts nats-server with a generated config (see `renderNatsServerConfig`) and waits
+ * until both listeners accept connections. The child is stopped by `stop()`, and signalled
+ * when the service process exits, so it does not outlive the service.
+ */
+export async function startNatsServer(options: StartNatsServerOptions): Promise<EmbeddedNatsServer> {
+  if (options.serviceToken === '') throw new Error('The NATS service token must not be empty.');
+  const timeoutMilliseconds = options.timeoutMilliseconds ?? defaultTimeoutMilliseconds;
+  const binaryPath = options.binaryPath ?? (await findNatsServerBinary(options.searchFolders));
+  const natsFolder = join(options.dataDir, 'nats');
+  await mkdir(natsFolder, { recursive: true, mode: 0o700 });
+  const configPath = join(natsFolder, 'nats-server.conf');
+  const pidPath = join(natsFolder, 'nats-server.pid');
+  await stopLeftoverServer(pidPath, configPath, options.logger);
+
+  const hasher = new NatsPasswordHasher();
+  const serviceCredentials: NatsServiceCredentials = { user: serviceNatsUser, password: options.serviceToken };
+  let currentAccounts = [...new Set(options.accounts)];
+
+  async function writeConfig(ports: { port: number; websocketPort: number }, accountIds: string[]): Promise<void> {
+    const accountUsers = await Promise.all(
+      accountIds.map(async (accountId) => {
+        const credentials = accountNatsCredentials(options.stageSecret, accountId);
+        return { accountId, user: credentials.user, passwordHash: await hasher.hash(credentials.user, credentials.password) };
+      }),
+    );
+    const config = renderNatsServerConfig({
+      ...ports,
+      dataDir: options.dataDir,
+      serviceUser: { user: serviceCredentials.user, passwordHash: await hasher.hash(serviceCredentials.user, serviceCredentials.password) },
+      accountUsers,
+      jetStreamMaxMemoryBytes: options.jetStreamMaxMemoryBytes,
+      jetStreamMaxFileBytes: options.jetStreamMaxFileBytes,
+    });
+    await writeFileDurably(configPath, config, 0o600);
+  }
+
+  let running: RunningChild | undefined;
+  let ports = { port: 0, websocketPort: 0 };
+  for (let attempt = 1; running === undefined; attempt += 1) {
+    ports = await pickPorts(options);
+    await writeConfig(ports, currentAccounts);
+    const candidate = launch(binaryPath, configPath, pidPath, options.logger);
+    try {
+      await waitUntilReady(candidate, [ports.port, ports.websocketPort], timeoutMilliseconds);
+      running = candidate;
+    } catch (error) {
+      await stopChild(candidate, timeoutMilliseconds);
+      const portTaken = /address already in use/i.test(candidate.log.recent());
+      const portsChosenHere = options.port === undefined || options.websocketPort === undefined;
+      if (!(portTaken && portsChosenHere && attempt < startAttempts)) throw error;
+      options.logger.info({ attempt }, 'a chosen NATS port was taken meanwhile; trying other ports');
+    }
+  }
+  const child = running;
+  const stopOnServiceExit = (): void => {
+    child.child.kill('SIGTERM');
+  };
+  process.once('exit', stopOnServiceExit);
+  let stopping = false;
+  void child.exited.then(() => {
+    process.removeListener('exit', stopOnServiceExit);
+    if (!stopping) options.logger.error({ code: child.child.exitCode, log: child.log.recent() }, 'nats-server exited unexpectedly');
+  });
+  options.logger.info({ port: ports.port, websocketPort: ports.websocketPort, pid: child.child.pid }, 'nats-server started');
+
+  async function reload(accountIds: string[]): Promise<void> {
+    if (stopping || child.hasExited()) throw new Error('nats-server is not running.');
+    const unique = [...new Set(accountIds)];
+    await writeConfig(ports, unique);
+    const reloaded = child.log.waitForLine([/Reloaded server configuration/, /Failed to reload server configuration/]);
+    try {
+      child.child.kill('SIGHUP');
+      const outcome = await withTimeout(
+        Promise.race([reloaded.line, child.exited.then(() => 'exited')]),
+        timeoutMilliseconds,
+        () => new NatsServerStartError(`nats-server did not confirm the reload within ${timeoutMilliseconds} ms.`, child.log.recent()),
+      );
+      if (outcome !== 'exited' && /Reloaded server configuration/.test(outcome)) {
+        currentAccounts = unique;
+        return;
+      }
+      throw new NatsServerStartError('nats-server did not accept the new configuration.', child.log.recent());
+    } finally {
+      reloaded.cancel();
+    }
+  }
+
+  let queue: Promise<void> = Promise.resolve();
+  return {
+    url: `nats://127.0.0.1:${ports.port}`,
+    websocketUrl: `ws://127.0.0.1:${ports.websocketPort}`,
+    port: ports.port,
+    websocketPort: ports.websocketPort,
+    pid: child.child.pid ?? 0,
+    configPath,
+    serviceCredentials,
+    accounts: () => [...currentAccounts],
+    setAccounts(accountIds: string[]): Promise<void> {
+      const run = queue.then(() => reload(accountIds));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async stop(): Promise<void> {
+      stopping = true;
+      await queue;
+      await stopChild(child, timeoutMilliseconds);
+      process.removeListener('exit', stopOnServiceExit);
+      await rm(pidPath, { force: true });
+    },
+  };
+}
