@@ -21,6 +21,8 @@ export interface HarnessCoreOptions {
   now?: () => Date;
   /** Service-wide tool settings; default: from the environment (ALPHA_API_KEY, ALPHA_BASE_URL...). */
   toolEnvironment?: ToolEnvironment;
+  /** Retries of a failed model call (default 2; tests use 0). */
+  modelMaxRetries?: number;
 }
 
 /**
@@ -44,6 +46,6 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
   const logger = options.logger ?? silentLogger;
   const conversations = new ConversationsRepository(options.storage.table<ConversationState>(tables.conversations));
-  const turns = new TurnRunner({ agents, conversations, logger, now, toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom() });
+  const turns = new TurnRunner({ agents, conversations, logger, now, toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom(), modelMaxRetries: options.modelMaxRetries });
   return { infrastructure: options.infrastructure, logger, accounts, agents, conversations, turns };
 }

@@ -68,6 +68,8 @@ export interface TurnRunnerOptions {
   /** Hooks later features plug in: the async coordinator's wrapper, sandbox/subagent/skill sources. */
   toolOptions?: (context: ToolContext) => BuildToolsOptions;
   defaultMaxSteps?: number;
+  /** Retries of a failed model call (the AI SDK's `maxRetries`, default 2). */
+  modelMaxRetries?: number;
 }
 
 const defaultDenialReason = (toolName: string) => `${toolName} needs an approval, and approvals cannot be given here.`;
@@ -154,8 +156,8 @@ export class TurnRunner {
   }
 
   /** @internal */
-  get settings(): { logger: Logger; now: () => Date; defaultMaxSteps: number } {
-    return { logger: this.options.logger, now: this.now, defaultMaxSteps: this.options.defaultMaxSteps ?? 8 };
+  get settings(): { logger: Logger; now: () => Date; defaultMaxSteps: number; modelMaxRetries: number } {
+    return { logger: this.options.logger, now: this.now, defaultMaxSteps: this.options.defaultMaxSteps ?? 8, modelMaxRetries: this.options.modelMaxRetries ?? 2 };
   }
 }
 
@@ -245,7 +247,7 @@ class TurnExecution {
   /** Model passes until the turn completes, fails, or waits for a person. */
   private async passes(write: (chunk: UIMessageChunk) => void): Promise<TurnStatus> {
     const { request, agent, agentModel, tools, state, turnId } = this.parts;
-    const { logger, now, defaultMaxSteps } = this.parts.runner.settings;
+    const { logger, now, defaultMaxSteps, modelMaxRetries } = this.parts.runner.settings;
     const maxSteps = agent.config.maxSteps ?? defaultMaxSteps;
     for (let pass = 0; pass < maxSteps; pass += 1) {
       let modelError: unknown;
@@ -255,12 +257,13 @@ class TurnExecution {
         messages: state.messages.map((stored) => stored.message),
         tools,
         stopWhen: stepCountIs(maxSteps),
+        maxRetries: modelMaxRetries,
         ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
         onError: ({ error }) => {
           modelError = error;
         },
       });
-      for await (const chunk of stream.toUIMessageStream({ sendStart: false, sendFinish: false, onError: (error) => describeModelError(error, this.secrets) })) {
+      for await (const chunk of stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => describeModelError(error, this.secrets) })) {
         write(chunk);
       }
       let responseMessages: ModelMessage[] = [];

@@ -1,0 +1,22 @@
+import { it } from 'vitest';
+import { accountNatsCredentials } from './account-nats-credentials.js';
+import { connectNats } from './nats-connection.js';
+import { startNatsServer } from './nats-server-process.js';
+import { makeTemporaryDataDir, randomSecret } from './nats-test-support.js';
+const logger = { info: (f: object, m?: string) => console.log(Date.now() % 100000, 'INFO', m, JSON.stringify(f)), warn: (f: object, m?: string) => console.log(Date.now() % 100000, 'WARN', m, JSON.stringify(f)), error: (f: object, m?: string) => console.log(Date.now() % 100000, 'ERR', m, JSON.stringify(f)), debug: (f: object, m?: string) => console.log(Date.now() % 100000, 'DBG', m, JSON.stringify(f)) };
+it('debug', async () => {
+  const stageSecret = randomSecret();
+  const d = await makeTemporaryDataDir();
+  const server = await startNatsServer({ dataDir: d.path, serviceToken: randomSecret(), accounts: [], stageSecret, logger });
+  console.log(Date.now() % 100000, 'started');
+  await server.setAccounts(['c']);
+  console.log(Date.now() % 100000, 'reloaded');
+  const c = accountNatsCredentials(stageSecret, 'c');
+  const conn = await connectNats({ url: server.url, user: c.user, password: c.password, name: 'c', logger });
+  console.log(Date.now() % 100000, 'connected');
+  await server.setAccounts([]);
+  console.log(Date.now() % 100000, 'reloaded2');
+  await conn.closed();
+  console.log(Date.now() % 100000, 'closed');
+  await server.stop(); await d.remove();
+}, 60000);

@@ -1,0 +1,122 @@
+import { createHarnessCore, type HarnessCore } from '../../server/core/harness-core.js';
+import { defineInfrastructure } from '../../server/core/infrastructure.js';
+import type { Logger } from '../../server/core/logger.js';
+import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
+import { buildAccountService } from '../../server/http/account-service.js';
+import { buildAgentService } from '../../server/http/agent-service.js';
+import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
+import { startFixtureSearch, type FixtureSearchServer } from '../../fixtures/search-server/fixture-search-server.js';
+import { testAdminSecret, testEncryptionSecret } from './test-services.js';
+import { temporaryFolder } from './temporary-folder.js';
+
+export const modelKey = 'sk-fixture-model-key-0123456789';
+export const searchKey = 'tvly-fixture-search-key-0123456789';
+
+export interface RecordedLog {
+  level: 'info' | 'warn' | 'error' | 'debug';
+  fields: Record<string, unknown>;
+  message?: string;
+}
+
+export interface ChatStack {
+  model: FixtureModelServer;
+  search: FixtureSearchServer;
+  core: HarnessCore;
+  accountUrl: string;
+  agentUrl: string;
+  logs: RecordedLog[];
+  /** Stop the services and start new ones on the same data folder (fixtures keep running). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+  createAccount(username: string): Promise<{ accountId: string; secret: string }>;
+  putAgent(secret: string, agentId: string, config: Record<string, unknown>): Promise<void>;
+  /** The provider block that points an agent at the fixture model. */
+  provider(api?: 'responses' | 'chat'): Record<string, unknown>;
+  chat(secret: string, agentId: string, body: unknown, accept?: string): Promise<Response>;
+}
+
+export interface ChatStackOptions {
+  enableDirectApi?: boolean;
+  alphaApiKey?: string;
+}
+
+/** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
+export async function startChatStack(options: ChatStackOptions = {}): Promise<ChatStack> {
+  const folder = await temporaryFolder();
+  const model = await startFixtureModel({ apiKey: modelKey });
+  const search = await startFixtureSearch({ apiKey: searchKey });
+  const logs: RecordedLog[] = [];
+  const record = (level: RecordedLog['level']) => (fields: Record<string, unknown>, message?: string) => logs.push({ level, fields, message });
+  const logger: Logger = { info: record('info'), warn: record('warn'), error: record('error'), debug: record('debug') };
+
+  const start = async () => {
+    const storage = new LowdbStorage(`${folder.path}/tables`);
+    const core = createHarnessCore({
+      storage,
+      infrastructure: defineInfrastructure('test'),
+      secrets: { adminSecret: testAdminSecret, configEncryptionSecret: testEncryptionSecret },
+      logger,
+      toolEnvironment: { alphaBaseUrl: search.baseURL, alphaApiKey: options.alphaApiKey },
+      modelMaxRetries: 0,
+    });
+    const accountApp = buildAccountService({ core });
+    const agentApp = buildAgentService({ core, enableDirectApi: options.enableDirectApi ?? true });
+    const accountUrl = await accountApp.listen({ port: 0, host: '127.0.0.1' });
+    const agentUrl = await agentApp.listen({ port: 0, host: '127.0.0.1' });
+    return {
+      core,
+      accountUrl,
+      agentUrl,
+      stop: async () => {
+        await Promise.all([accountApp.close(), agentApp.close()]);
+        await storage.close();
+      },
+    };
+  };
+
+  let running = await start();
+  const stack: ChatStack = {
+    model,
+    search,
+    logs,
+    get core() {
+      return running.core;
+    },
+    get accountUrl() {
+      return running.accountUrl;
+    },
+    get agentUrl() {
+      return running.agentUrl;
+    },
+    restart: async () => {
+      await running.stop();
+      running = await start();
+    },
+    close: async () => {
+      await running.stop();
+      await Promise.all([model.close(), search.close()]);
+      await folder.remove();
+    },
+    createAccount: async (username) => {
+      const response = await fetch(`${running.accountUrl}/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, description: 'test' }) });
+      if (response.status !== 201) throw new Error(`account: ${response.status} ${await response.text()}`);
+      return (await response.json()) as { accountId: string; secret: string };
+    },
+    putAgent: async (secret, agentId, config) => {
+      const response = await fetch(`${running.accountUrl}/accounts/me/agents/${agentId}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+        body: JSON.stringify({ config }),
+      });
+      if (response.status >= 300) throw new Error(`agent: ${response.status} ${await response.text()}`);
+    },
+    provider: (api = 'responses') => ({ openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture-model', api } }),
+    chat: (secret, agentId, body, accept = 'application/json') =>
+      fetch(`${running.agentUrl}/agents/${agentId}/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, accept },
+        body: JSON.stringify(body),
+      }),
+  } as ChatStack;
+  return stack;
+}
