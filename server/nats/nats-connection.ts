@@ -59,12 +59,44 @@ export function reconnectDelay(attempt: number, baseMilliseconds: number, maxMil
   return Math.round(delay + Math.random() * delay * 0.5);
 }
 
-async function followStatus(connection: NatsConnection, options: ConnectNatsOptions, onReconnected: () => void): Promise<void> {
+/**
+ * The client's `reconnectDelayHandler`. nats-core calls it on every turn of its dial loop
+ * (also while it is only waiting), not once per attempt, so a counter would grow far too
+ * fast. Instead the wait is half the time spent disconnected so far, between the base and
+ * the maximum, with a jitter drawn once per outage: attempts come at roughly doubling
+ * intervals, and clients that lost the same server do not return in step.
+ */
+export class ReconnectBackoff {
+  private disconnectedAt: number | undefined;
+  private jitter = 1;
+
+  constructor(
+    private readonly baseMilliseconds: number,
+    private readonly maxMilliseconds: number,
+  ) {}
+
+  disconnected(now = Date.now()): void {
+    this.disconnectedAt ??= now;
+    this.jitter = 1 + Math.random() * 0.5;
+  }
+
+  reconnected(): void {
+    this.disconnectedAt = undefined;
+  }
+
+  delay(now = Date.now()): number {
+    const elapsed = now - (this.disconnectedAt ?? now);
+    return Math.round(Math.min(this.maxMilliseconds, Math.max(this.baseMilliseconds, elapsed / 2)) * this.jitter);
+  }
+}
+
+async function followStatus(connection: NatsConnection, options: ConnectNatsOptions, backoff: ReconnectBackoff): Promise<void> {
   const report = (status: NatsConnectionStatus): void => options.onStatus?.(status);
   for await (const status of connection.status()) {
     switch (status.type) {
       case 'disconnect':
         options.logger.warn({ name: options.name, server: status.server }, 'NATS connection lost; reconnecting');
+        backoff.disconnected();
         report('disconnected');
         break;
       case 'reconnecting':
@@ -72,7 +104,7 @@ async function followStatus(connection: NatsConnection, options: ConnectNatsOpti
         break;
       case 'reconnect':
         options.logger.info({ name: options.name, server: status.server }, 'NATS connection restored');
-        onReconnected();
+        backoff.reconnected();
         report('connected');
         break;
       case 'error':
@@ -95,13 +127,13 @@ export async function connectNats(options: ConnectNatsOptions): Promise<NatsConn
   const transport = natsTransportOf(options.url);
   const base = options.reconnectWaitMilliseconds ?? 250;
   const maximum = options.maxReconnectWaitMilliseconds ?? 10_000;
-  let attempt = 0;
+  const backoff = new ReconnectBackoff(base, maximum);
   const connectionOptions: ConnectionOptions = {
     servers: options.url,
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: base,
-    reconnectDelayHandler: () => reconnectDelay(attempt++, base, maximum),
+    reconnectDelayHandler: () => backoff.delay(),
     timeout: options.timeoutMilliseconds ?? 5_000,
     ...(options.inboxPrefix === undefined ? {} : { inboxPrefix: options.inboxPrefix }),
     ...(options.user === undefined ? {} : { user: options.user, pass: options.password ?? '' }),
@@ -113,7 +145,7 @@ export async function connectNats(options: ConnectNatsOptions): Promise<NatsConn
       ? await wsconnect({ ...connectionOptions, wsFactory: webSocketFactory } satisfies WsConnectionOptions)
       : await connect(connectionOptions);
   options.logger.info({ name: options.name, transport, server: connection.getServer() }, 'NATS connected');
-  void followStatus(connection, options, () => (attempt = 0)).catch((error: unknown) =>
+  void followStatus(connection, options, backoff).catch((error: unknown) =>
     options.logger.warn({ name: options.name, error: (error as Error).message }, 'NATS status stream failed'),
   );
   void connection.closed().then((error) => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runBash } from './bash-runner.js';
 import { type BubblewrapStatus, probeBubblewrap } from './bubblewrap-probe.js';
-import { liveProcessesWith } from './process-table.test-helper.js';
+import { liveProcessesWith } from './test-support/process-table.js';
 import { validateSandboxConfig } from './sandbox-config-schema.js';
 
 // Isolation tests: they need bubblewrap and FAIL with the probe's reason without it, never skip.

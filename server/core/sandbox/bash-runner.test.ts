@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runBash } from './bash-runner.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
-import { isAlive, liveProcessesWith } from './process-table.test-helper.js';
+import { isAlive, liveProcessesWith } from './test-support/process-table.js';
 import { validateSandboxConfig } from './sandbox-config-schema.js';
 
 // These tests cover the runner's own limits; bash-runner-bubblewrap.test.ts covers isolation.

@@ -1,0 +1,99 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ToolSet } from 'ai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BubblewrapStatus } from './bubblewrap-probe.js';
+import { validateSandboxConfig, validateWorkspaceConfig } from './sandbox-config-schema.js';
+import { buildSandboxToolSet } from './sandbox-tool-set.js';
+import { buildStatelessBashTool, buildWorkspaceTools } from './sandbox-tools.js';
+
+const noBubblewrap: BubblewrapStatus = { available: false, reason: 'not used in this test' };
+const limits = validateSandboxConfig({ timeoutMs: 20_000 });
+let bucket: string;
+
+beforeEach(async () => {
+  bucket = await mkdtemp(path.join(tmpdir(), 'sandbox-tools-'));
+  await mkdir(path.join(bucket, 'notes'));
+  await writeFile(path.join(bucket, 'notes', 'todo.md'), 'buy milk\n');
+});
+
+afterEach(async () => {
+  await rm(bucket, { recursive: true, force: true });
+});
+
+async function call(tools: ToolSet, name: string, input: unknown): Promise<unknown> {
+  const execute = tools[name]?.execute;
+  if (!execute) throw new Error(`no tool ${name}`);
+  return execute(input, { toolCallId: 'call-1', messages: [] });
+}
+
+async function approvalOf(tools: ToolSet, name: string): Promise<unknown> {
+  const needsApproval = tools[name]?.needsApproval;
+  return typeof needsApproval === 'function' ? needsApproval({}, { toolCallId: 'call-1', messages: [] }) : needsApproval;
+}
+
+describe('buildSandboxToolSet', () => {
+  it('gives no tool without a sandbox, and only a stateless bash with a sandbox and no workspace', () => {
+    expect(Object.keys(buildSandboxToolSet({ config: {}, bucketFolder: bucket, bubblewrap: noBubblewrap }))).toEqual([]);
+    expect(Object.keys(buildSandboxToolSet({ config: { sandbox: limits }, bucketFolder: bucket, bubblewrap: noBubblewrap }))).toEqual(['bash']);
+  });
+
+  it('names tools plainly for one workspace and <workspace>__<tool> for several', () => {
+    const one = validateWorkspaceConfig({ notes: { path: 'notes', permissionMode: 'auto' } });
+    expect(Object.keys(buildSandboxToolSet({ config: { sandbox: limits, workspace: one }, bucketFolder: bucket, bubblewrap: noBubblewrap }))).toEqual(['read', 'write', 'edit', 'glob', 'grep', 'bash']);
+    const several = validateWorkspaceConfig({ notes: { path: 'notes', permissionMode: 'auto' }, archive: { path: 'archive', permissionMode: 'auto', sandbox: false } });
+    expect(Object.keys(buildSandboxToolSet({ config: { sandbox: limits, workspace: several }, bucketFolder: bucket, bubblewrap: noBubblewrap }))).toEqual([
+      'notes__read', 'notes__write', 'notes__edit', 'notes__glob', 'notes__grep', 'notes__bash', 'archive__read', 'archive__glob',
+    ]);
+  });
+});
+
+describe('buildWorkspaceTools', () => {
+  const base = { workspaceName: 'notes', limits, bubblewrap: noBubblewrap, prefixToolNames: false } as const;
+
+  it('sets needsApproval from the permission mode', async () => {
+    const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'notes'), access: 'sandboxed', permissionMode: 'ask-writes' });
+    expect(await approvalOf(tools, 'read')).toBe(false);
+    expect(await approvalOf(tools, 'grep')).toBe(false);
+    expect(await approvalOf(tools, 'write')).toBe(true);
+    expect(await approvalOf(tools, 'bash')).toBe(true);
+    const asking = buildWorkspaceTools({ ...base, root: path.join(bucket, 'notes'), access: 'direct-bucket', permissionMode: 'ask' });
+    expect(Object.keys(asking)).toEqual(['read', 'glob']);
+    expect(await approvalOf(asking, 'read')).toBe(true);
+  });
+
+  it('offers no write tool in a read-only workspace, even with a sandbox', () => {
+    const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'notes'), access: 'sandboxed', permissionMode: 'read-only' });
+    expect(Object.keys(tools)).toEqual(['read', 'glob', 'grep']);
+  });
+
+  it('runs the tools in the workspace and returns failures as {error}', async () => {
+    const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'notes'), access: 'sandboxed', permissionMode: 'auto' });
+    await expect(call(tools, 'read', { path: 'todo.md' })).resolves.toEqual({ path: 'todo.md', content: 'buy milk', totalLines: 1, truncated: false });
+    await expect(call(tools, 'edit', { path: 'todo.md', oldText: 'milk', newText: 'bread' })).resolves.toEqual({ path: 'todo.md', replacements: 1 });
+    expect(await readFile(path.join(bucket, 'notes', 'todo.md'), 'utf8')).toBe('buy bread\n');
+    await expect(call(tools, 'read', { path: '../secret' })).resolves.toEqual({ error: '"../secret" leads outside the workspace; paths must stay inside the workspace root.' });
+    await expect(call(tools, 'bash', { command: 'cat todo.md' })).resolves.toMatchObject({ exitCode: 0, stdout: 'buy bread\n' });
+  });
+
+  it('creates a sandboxed workspace folder on first use', async () => {
+    const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'fresh'), access: 'sandboxed', permissionMode: 'auto' });
+    await expect(call(tools, 'read', { path: 'a.txt' })).resolves.toEqual({ error: 'The workspace folder does not exist yet; nothing has been written to it.' });
+    await expect(call(tools, 'bash', { command: 'echo hi > a.txt' })).resolves.toMatchObject({ exitCode: 0 });
+    await expect(call(tools, 'read', { path: 'a.txt' })).resolves.toMatchObject({ content: 'hi' });
+  });
+
+  it('reports a bash timeout as an error for the model', async () => {
+    const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'notes'), access: 'sandboxed', permissionMode: 'auto', limits: { ...limits, timeoutMs: 200 } });
+    await expect(call(tools, 'bash', { command: 'sleep 100' })).resolves.toMatchObject({ error: 'The command timed out after 200 ms; it and every process it started were killed.', timedOut: true });
+  });
+});
+
+describe('buildStatelessBashTool', () => {
+  it('runs each call in a fresh folder', async () => {
+    const tools = buildStatelessBashTool({ limits, bubblewrap: noBubblewrap });
+    await call(tools, 'bash', { command: 'touch left-behind' });
+    await expect(call(tools, 'bash', { command: 'ls -A' })).resolves.toMatchObject({ exitCode: 0, stdout: '' });
+  });
+});
