@@ -69,7 +69,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-function errorFromReply(status: number, parsed: unknown, text: string, method: string, path: string): CliError {
+/** The error for a reply with status >= 400: the service's `{error: {code, message}}` when it sent one. */
+export function errorFromReply(status: number, parsed: unknown, text: string, method: string, path: string): CliError {
   const error = (parsed as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
   if (error && typeof error.message === 'string') {
     return new ApiError(status, typeof error.code === 'string' ? error.code : 'error', error.message);
@@ -78,7 +79,8 @@ function errorFromReply(status: number, parsed: unknown, text: string, method: s
   return new ApiError(status, 'error', `${method} ${path} failed${excerpt ? `: ${excerpt}` : ''}`);
 }
 
-function connectionError(error: unknown, options: ApiClientOptions): CliError {
+/** A failed connection, said in words that tell the user what to check. */
+export function connectionError(error: unknown, options: Pick<ApiClientOptions, 'baseUrl' | 'serviceName'>): CliError {
   const code = (error as { code?: unknown }).code;
   if (code === 'ECONNREFUSED') {
     return new CliError(`cannot reach the ${options.serviceName} service at ${options.baseUrl}: is \`harness serve\` running?`, { cause: error });

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
 import { accountCommand } from './commands/account.js';
 import { agentCommand } from './commands/agent.js';
+import { chatCommand } from './commands/chat.js';
 import { serveCommand } from './commands/serve.js';
 import { toolsCommand } from './commands/tools.js';
 
@@ -18,13 +19,14 @@ function everyCommand(command: Command, apply: (command: Command) => void): void
  */
 export function buildProgram(context: CliContext, version = '0.0.0'): Command {
   const program = new Command('harness')
-    .description('run the harness service and manage accounts, agents and tools')
+    .description('run the harness service, manage accounts, agents and tools, and chat with agents')
     .version(version, '-V, --version')
     .option('--profile <name>', 'saved profile to use (env HARNESS_PROFILE)', context.env.HARNESS_PROFILE || 'default')
     .addCommand(serveCommand(context))
     .addCommand(accountCommand(context))
     .addCommand(agentCommand(context))
-    .addCommand(toolsCommand(context));
+    .addCommand(toolsCommand(context))
+    .addCommand(chatCommand(context));
 
   everyCommand(program, (command) => {
     command.exitOverride().configureOutput({

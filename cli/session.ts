@@ -30,3 +30,15 @@ export async function openAccountSession(context: CliContext, profileName: strin
   const accountService = createApiClient({ baseUrl: profile.accountUrl, serviceName: 'account', secret: profile.secret });
   return { profile, accountService };
 }
+
+/** A selected profile and a client for the agent service, signed in as its account. */
+export interface AgentSession {
+  profile: Profile;
+  agentService: ApiClient;
+}
+
+export async function openAgentSession(context: CliContext, profileName: string): Promise<AgentSession> {
+  const profile = await selectProfile(profilesPath(context.env, context.homeDir), profileName);
+  const agentService = createApiClient({ baseUrl: profile.agentUrl, serviceName: 'agent', secret: profile.secret });
+  return { profile, agentService };
+}

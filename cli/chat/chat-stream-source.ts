@@ -1,0 +1,59 @@
+import type { UIMessageChunk } from 'ai';
+import { joinUrl } from '../api-client.js';
+import { requestUiMessageStream } from './ui-stream-reader.js';
+
+/** One answer to an approval request, as the service expects it inside a tool message. */
+export interface ApprovalAnswer {
+  approvalId: string;
+  approved: boolean;
+  /** Why it was denied; the model is told. */
+  reason?: string;
+}
+
+/** The native tool message that answers approvals (contract §5). */
+export interface ToolApprovalMessage {
+  role: 'tool';
+  content: ({ type: 'tool-approval-response' } & ApprovalAnswer)[];
+}
+
+/** The native chat body: user text, or a tool message answering approvals. */
+export interface ChatRequest {
+  conversationKey: string;
+  message: string | ToolApprovalMessage;
+}
+
+/**
+ * Where a chat turn's UI message chunks come from. The HTTP source POSTs to the agent
+ * service's chat route; a NATS source (request on `harness.v1.<account>.<agent>.chat`,
+ * chunks on the reply subject) can implement the same interface.
+ */
+export interface ChatStreamSource {
+  /** Starts a turn (or its continuation) and yields its chunks until the stream ends. */
+  open(request: ChatRequest, signal?: AbortSignal): Promise<AsyncIterable<UIMessageChunk>>;
+}
+
+export function toolApprovalMessage(answers: readonly ApprovalAnswer[]): ToolApprovalMessage {
+  return {
+    role: 'tool',
+    content: answers.map((answer) => ({
+      type: 'tool-approval-response' as const,
+      approvalId: answer.approvalId,
+      approved: answer.approved,
+      ...(answer.reason ? { reason: answer.reason } : {}),
+    })),
+  };
+}
+
+export interface HttpChatSourceOptions {
+  agentUrl: string;
+  agentId: string;
+  secret: string;
+}
+
+/** `POST {agentUrl}/agents/{agentId}/chat` with `Accept: text/event-stream`. */
+export function createHttpChatSource(options: HttpChatSourceOptions): ChatStreamSource {
+  const url = joinUrl(options.agentUrl, `/agents/${encodeURIComponent(options.agentId)}/chat`);
+  return {
+    open: (request, signal) => requestUiMessageStream({ url, secret: options.secret, body: request, signal }),
+  };
+}

@@ -1,0 +1,21 @@
+import { render } from 'ink';
+import type { CliContext } from '../cli-context.js';
+import { ChatApp } from './chat-app.js';
+import type { ChatSession } from './chat-session.js';
+
+/**
+ * Runs the Ink chat on the terminal until the user leaves (`/exit`, Ctrl-C), then prints
+ * the conversation key so the user can come back to it.
+ */
+export async function runInteractiveChat(context: CliContext, options: { session: ChatSession; agentId: string; historyLength: number }): Promise<void> {
+  const app = render(<ChatApp session={options.session} agentId={options.agentId} historyLength={options.historyLength} />, {
+    // Only reached when both are terminals, which only the process streams are.
+    stdout: context.stdout as NodeJS.WriteStream,
+    stdin: context.stdin as NodeJS.ReadStream,
+    exitOnCtrlC: true,
+  });
+  // Approvals left pending in the history are answered at once under --approve-all/--deny-all.
+  options.session.answerPendingApprovals().catch(() => {});
+  await app.waitUntilExit();
+  context.stdout.write(`conversation: ${options.session.conversationKey} (continue with: harness chat ${options.agentId} --conversation ${options.session.conversationKey})\n`);
+}

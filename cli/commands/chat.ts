@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { Command, Option } from 'commander';
+import type { CliContext } from '../cli-context.js';
+import { UsageError } from '../cli-error.js';
+import { createHttpChatSource } from '../chat/chat-stream-source.js';
+import { ChatSession, type ApprovalPolicy } from '../chat/chat-session.js';
+import { loadConversation, transcriptFromHistory } from '../chat/conversation-history.js';
+import { runOneShotChat } from '../chat/one-shot-chat.js';
+import { askApprovalsOnTerminal } from '../chat/terminal-approvals.js';
+import { commandOptions, openAgentSession, withJsonOption, type CommonOptions } from '../session.js';
+
+export interface ChatOptions extends CommonOptions {
+  conversation?: string;
+  message?: string;
+  approveAll?: boolean;
+  denyAll?: boolean;
+}
+
+/** A fresh conversation key: `cli-<milliseconds>-<6 hex digits>`. */
+export function newConversationKey(now = Date.now()): string {
+  return `cli-${now}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Contract §6: 1-256 characters, no control characters. */
+function checkConversationKey(key: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (key.length < 1 || key.length > 256 || /[\u0000-\u001f\u007f-\u009f]/.test(key)) {
+    throw new UsageError(`invalid conversation key "${key}": use 1-256 characters without control characters`);
+  }
+  return key;
+}
+
+const isTerminal = (stream: unknown): boolean => Boolean((stream as { isTTY?: boolean }).isTTY);
+
+export async function chat(context: CliContext, agentId: string, options: ChatOptions): Promise<void> {
+  const approvalPolicy: ApprovalPolicy | undefined = options.approveAll ? 'approve-all' : options.denyAll ? 'deny-all' : undefined;
+  const conversationKey = checkConversationKey(options.conversation ?? newConversationKey());
+  const interactive = options.message === undefined;
+  if (options.message !== undefined && options.message.trim() === '') throw new UsageError('-m needs a non-empty message');
+  if (interactive && options.json) throw new UsageError('--json needs -m TEXT (the interactive chat has no JSON output)');
+  if (interactive && !(isTerminal(context.stdout) && isTerminal(context.stdin))) {
+    throw new UsageError('the interactive chat needs a terminal; pass -m TEXT to send one message (with --approve-all or --deny-all for approvals)');
+  }
+
+  const { profile, agentService } = await openAgentSession(context, options.profile);
+  // TODO(issue 3 follow-up): a `--transport nats` option picks a NATS ChatStreamSource here.
+  const source = createHttpChatSource({ agentUrl: profile.agentUrl, agentId, secret: profile.secret });
+
+  if (options.message !== undefined) {
+    return runOneShotChat(context, {
+      source,
+      agentId,
+      conversationKey,
+      newConversation: options.conversation === undefined,
+      message: options.message,
+      approvalPolicy,
+      json: options.json,
+      askApprovals: isTerminal(context.stdin) && isTerminal(context.stderr) ? (requests) => askApprovalsOnTerminal(requests, context.stdin, context.stderr as NodeJS.WriteStream) : undefined,
+    });
+  }
+
+  const transcript = transcriptFromHistory(options.conversation === undefined ? undefined : await loadConversation(agentService, agentId, conversationKey));
+  const session = new ChatSession({ source, conversationKey, transcript, approvalPolicy });
+  // Loaded only here: the one-shot mode and the tests never pull Ink and React in.
+  const { runInteractiveChat } = await import('../chat/interactive-chat.js');
+  await runInteractiveChat(context, { session, agentId, historyLength: transcript.entries.length });
+}
+
+export function chatCommand(context: CliContext): Command {
+  return withJsonOption(
+    new Command('chat')
+      .description('chat with an agent: interactive at a terminal, or one message with -m')
+      .argument('<agentId>')
+      .option('--conversation <key>', 'conversation to continue (default: a new cli-<time>-<random> key, printed)')
+      .option('-m, --message <text>', 'send one message, print the reply and exit (no terminal UI)')
+      .addOption(new Option('--approve-all', 'approve every tool call that asks for approval').conflicts('denyAll'))
+      .addOption(new Option('--deny-all', 'deny every tool call that asks for approval')),
+  ).action(async (agentId: string, _options: unknown, command: Command) => chat(context, agentId, commandOptions<ChatOptions>(command)));
+}
