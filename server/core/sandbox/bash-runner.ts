@@ -104,6 +104,10 @@ async function runInFolder(request: RunBashRequest, workingFolder: string): Prom
   subprocess.once('exit', () => killProcessGroup(subprocess.pid));
   const result = await subprocess;
   clearTimeout(timer);
+  if (!timedOut && result.exitCode === undefined && result.signal === undefined) {
+    // Neither an exit nor a kill: the process never started (missing folder, no bwrap...).
+    throw new Error(`bash could not start: ${result.shortMessage}`, { cause: result.cause });
+  }
   return {
     exitCode: timedOut ? null : (result.exitCode ?? null),
     stdout: output.text('stdout'),

@@ -1,5 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { tool, type Tool } from 'ai';
+import { tool, type Tool, type ToolSet } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFixtureSearch, type FixtureSearchServer } from '../../../fixtures/search-server/fixture-search-server.js';
@@ -57,7 +57,7 @@ describe('buildTools: the registry rules of the spec', () => {
 
   it('rule 2: sandbox tools never come from config.tools, only from their own source', async () => {
     await expect(buildTools({ tools: { bash: {} } }, makeContext())).rejects.toThrow('bash comes only from config.sandbox and config.workspace');
-    const sandbox: ToolSource = { name: 'config.sandbox', build: (config) => (config.sandbox ? { bash: tool({ inputSchema: z.object({}), execute: async () => 'ran' }) } : {}) };
+    const sandbox: ToolSource = { name: 'config.sandbox', build: (config): ToolSet => (config.sandbox ? { bash: tool({ inputSchema: z.object({}), execute: async () => 'ran' }) } : {}) };
     expect(Object.keys(await buildTools({}, makeContext(), { sources: [sandbox] }))).toEqual([]);
     expect(Object.keys(await buildTools({ sandbox: {} }, makeContext(), { sources: [sandbox] }))).toEqual(['bash']);
   });

@@ -123,7 +123,10 @@ export class TurnRunner {
       closeInterruptedApprovals(state, turnId, timestamp);
       const readyToRun = this.applyInput(state, request, turnId, timestamp);
       state.updatedAt = timestamp;
-      const version = await this.save(state, loaded.version);
+      // Approval answers are claimed on disk before any approved tool can run: that write is
+      // what makes a second answer a 409 and the tool run at most once. A user message is
+      // stored with the turn's first model pass instead, saving one fsync per turn.
+      const version = request.input.kind === 'approvals' ? await this.save(state, loaded.version) : loaded.version;
       const turn = new TurnExecution({ runner: this, request, agent, agentModel, tools, state, version, turnId, firstNewMessage, release });
       return readyToRun ? turn.run() : turn.finishAwaitingApproval();
     } catch (error) {
@@ -168,7 +171,7 @@ interface TurnExecutionParts {
   agentModel: AgentModel;
   tools: ToolSet;
   state: ConversationState;
-  version: number;
+  version: number | null;
   turnId: string;
   firstNewMessage: number;
   release: () => void;
@@ -176,7 +179,7 @@ interface TurnExecutionParts {
 
 /** One running turn: the model passes, the stream, and the final result. */
 class TurnExecution {
-  private version: number;
+  private version: number | null;
   private readonly denied: DeniedApproval[] = [];
   private failure: TurnResult['error'];
   private readonly secrets: string[];
