@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { readNatsSettings } from './nats-settings.js';
+
+describe('readNatsSettings', () => {
+  it('runs the embedded server by default, optional unless ENABLE_WEBSOCKET=true is explicit', () => {
+    expect(readNatsSettings({})).toEqual({ mode: 'embedded', required: false });
+    expect(readNatsSettings({ ENABLE_WEBSOCKET: 'true', NATS_TOKEN: 'service-token' })).toEqual({ mode: 'embedded', required: true, serviceToken: 'service-token' });
+  });
+
+  it('connects to NATS_URL, picking the transport from its scheme', () => {
+    expect(readNatsSettings({ NATS_URL: 'nats://nats.internal:4222', NATS_TOKEN: 't' })).toEqual({ mode: 'external', url: 'nats://nats.internal:4222', transport: 'tcp', token: 't' });
+    expect(readNatsSettings({ NATS_URL: 'wss://nats.example.com' })).toEqual({ mode: 'external', url: 'wss://nats.example.com', transport: 'websocket' });
+    expect(() => readNatsSettings({ NATS_URL: 'http://nats.example.com' })).toThrow(/nats:\/\/, tls:\/\/, ws:\/\/ or wss:\/\//);
+  });
+
+  it('turns NATS off entirely with ENABLE_WEBSOCKET=false, even with NATS_URL', () => {
+    expect(readNatsSettings({ ENABLE_WEBSOCKET: 'false', NATS_URL: 'nats://127.0.0.1:4222' })).toEqual({ mode: 'disabled' });
+    expect(() => readNatsSettings({ ENABLE_WEBSOCKET: 'maybe' })).toThrow(/ENABLE_WEBSOCKET/);
+  });
+});
