@@ -205,6 +205,30 @@ describe('starting and stopping', () => {
     }
   });
 
+  it('stops a nats-server left running on the same data folder by an earlier service', async () => {
+    const dataDir = await makeTemporaryDataDir();
+    try {
+      const leftover = await startNatsServer({ dataDir: dataDir.path, serviceToken, accounts: [], stageSecret, logger: silentLogger });
+      const replacement = await startNatsServer({ dataDir: dataDir.path, serviceToken, accounts: [], stageSecret, logger: silentLogger });
+      expect(() => process.kill(leftover.pid, 0)).toThrow();
+      await replacement.stop();
+      await leftover.stop();
+    } finally {
+      await dataDir.remove();
+    }
+  });
+
+  it('says how to install nats-server when it cannot be found', async () => {
+    const dataDir = await makeTemporaryDataDir();
+    try {
+      await expect(
+        startNatsServer({ dataDir: dataDir.path, searchFolders: [dataDir.path], serviceToken, accounts: [], stageSecret, logger: silentLogger }),
+      ).rejects.toThrow('apt-get install -y nats-server');
+    } finally {
+      await dataDir.remove();
+    }
+  });
+
   it("shows the server's own log when it cannot start", async () => {
     const dataDir = await makeTemporaryDataDir();
     const blocker: Server = createServer();

@@ -10,6 +10,13 @@ describe('readNatsSettings', () => {
   it('connects to NATS_URL, picking the transport from its scheme', () => {
     expect(readNatsSettings({ NATS_URL: 'nats://nats.internal:4222', NATS_TOKEN: 't' })).toEqual({ mode: 'external', url: 'nats://nats.internal:4222', transport: 'tcp', token: 't' });
     expect(readNatsSettings({ NATS_URL: 'wss://nats.example.com' })).toEqual({ mode: 'external', url: 'wss://nats.example.com', transport: 'websocket' });
+    expect(readNatsSettings({ NATS_URL: 'nats://harness-service:p%40ss@nats.internal:4222' })).toEqual({
+      mode: 'external',
+      url: 'nats://nats.internal:4222',
+      transport: 'tcp',
+      user: 'harness-service',
+      password: 'p@ss',
+    });
     expect(() => readNatsSettings({ NATS_URL: 'http://nats.example.com' })).toThrow(/nats:\/\/, tls:\/\/, ws:\/\/ or wss:\/\//);
   });
 

@@ -13,6 +13,13 @@ export interface ExternalNatsSettings {
   transport: NatsTransport;
   /** `NATS_TOKEN`, sent as token authentication. */
   token?: string;
+  /**
+   * From `NATS_URL`'s user information (`nats://harness-service:<password>@host:4222`), for
+   * an outside server with per-user authorization, where a token cannot be used. `url`
+   * then no longer carries them, so it can be logged.
+   */
+  user?: string;
+  password?: string;
 }
 
 /** No `NATS_URL`: the service starts its own nats-server (see `startNatsServer`). */
@@ -30,6 +37,21 @@ export interface EmbeddedNatsSettings {
 
 export type NatsSettings = DisabledNatsSettings | ExternalNatsSettings | EmbeddedNatsSettings;
 
+function withoutUserInformation(url: string): { url: string; user?: string; password?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error('NATS_URL is not a valid URL.');
+  }
+  if (parsed.username === '' && parsed.password === '') return { url };
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.toString().replace(/\/$/, ''), user, password };
+}
+
 /**
  * Reads `NATS_URL`, `NATS_TOKEN` and `ENABLE_WEBSOCKET` (contract §2). `ENABLE_WEBSOCKET`
  * defaults to true, whether or not `NATS_URL` is set; `false` turns NATS off entirely.
@@ -40,7 +62,8 @@ export function readNatsSettings(environment: NodeJS.ProcessEnv = process.env): 
   const url = environment.NATS_URL?.trim() || undefined;
   const token = environment.NATS_TOKEN || undefined;
   if (url !== undefined) {
-    return { mode: 'external', url, transport: natsTransportOf(url), ...(token === undefined ? {} : { token }) };
+    const transport = natsTransportOf(url);
+    return { mode: 'external', transport, ...withoutUserInformation(url), ...(token === undefined ? {} : { token }) };
   }
   return { mode: 'embedded', required: explicit, ...(token === undefined ? {} : { serviceToken: token }) };
 }
