@@ -12,10 +12,12 @@ const compactWidth = 120;
 
 export function EntryView({ entry, compact = false }: { entry: TranscriptEntry; compact?: boolean }) {
   const fit = (text: string): string => (compact ? truncate(text, compactWidth) : text);
+  // A compact entry keeps to one terminal line.
+  const wrap = compact ? 'truncate-end' : 'wrap';
   switch (entry.kind) {
     case 'user':
       return (
-        <Text>
+        <Text wrap={wrap}>
           <Text bold color="cyan">
             you ›{' '}
           </Text>
@@ -23,7 +25,7 @@ export function EntryView({ entry, compact = false }: { entry: TranscriptEntry; 
         </Text>
       );
     case 'text':
-      return <Text>{fit(entry.text)}</Text>;
+      return <Text wrap={wrap}>{fit(entry.text)}</Text>;
     case 'reasoning':
       return compact ? null : <Text dimColor>{truncate(entry.text, compactWidth)}</Text>;
     case 'tool-call':
@@ -33,7 +35,7 @@ export function EntryView({ entry, compact = false }: { entry: TranscriptEntry; 
     case 'source':
       return <Text dimColor>{`↗ ${entry.title ? `${entry.title} ` : ''}${entry.url}`}</Text>;
     case 'error':
-      return <Text color="red">{`✗ ${fit(entry.errorText)}`}</Text>;
+      return <Text color="red" wrap={wrap}>{`✗ ${fit(entry.errorText)}`}</Text>;
   }
 }
 

@@ -17,5 +17,6 @@ export async function runInteractiveChat(context: CliContext, options: { session
   // Approvals left pending in the history are answered at once under --approve-all/--deny-all.
   options.session.answerPendingApprovals().catch(() => {});
   await app.waitUntilExit();
-  context.stdout.write(`conversation: ${options.session.conversationKey} (continue with: harness chat ${options.agentId} --conversation ${options.session.conversationKey})\n`);
+  // Ink leaves the cursor at the end of its last frame.
+  context.stdout.write(`\nconversation: ${options.session.conversationKey} (continue with: harness chat ${options.agentId} --conversation ${options.session.conversationKey})\n`);
 }

@@ -1,0 +1,121 @@
+import type { UIMessageChunk } from 'ai';
+import { render } from 'ink-testing-library';
+import { describe, expect, it } from 'vitest';
+import { ChatApp } from './chat-app.js';
+import type { ChatRequest, ChatStreamSource } from './chat-stream-source.js';
+import { ChatSession } from './chat-session.js';
+import { emptyTranscript } from './chat-transcript.js';
+
+/** A stream source that answers each request with the next scripted chunk list. */
+function scriptedSource(replies: UIMessageChunk[][]): ChatStreamSource & { requests: ChatRequest[] } {
+  const requests: ChatRequest[] = [];
+  return {
+    requests,
+    open: async (request) => {
+      requests.push(request);
+      const chunks = replies.shift() ?? [];
+      return (async function* () {
+        yield* chunks;
+      })();
+    },
+  };
+}
+
+const reply = (text: string): UIMessageChunk[] => [
+  { type: 'start' },
+  { type: 'text-start', id: '0' },
+  { type: 'text-delta', id: '0', delta: text },
+  { type: 'text-end', id: '0' },
+  { type: 'finish', messageMetadata: { status: 'completed' } },
+];
+
+const approvalRequest: UIMessageChunk[] = [
+  { type: 'tool-input-available', toolCallId: 't1', toolName: 'alphaSearch', input: { query: 'dogs' } },
+  { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 't1' },
+  { type: 'tool-input-available', toolCallId: 't2', toolName: 'alphaSearch', input: { query: 'cats' } },
+  { type: 'tool-approval-request', approvalId: 'ap2', toolCallId: 't2' },
+  { type: 'finish', messageMetadata: { status: 'awaiting_approval' } },
+];
+
+/** Waits until the frame satisfies the check (the session streams asynchronously). */
+async function frameWhere(lastFrame: () => string | undefined, check: (frame: string) => boolean): Promise<string> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const frame = lastFrame() ?? '';
+    if (check(frame)) return frame;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`frame never matched:\n${lastFrame()}`);
+}
+
+/** Types text the way a terminal sends it: one keypress per write. */
+async function type(stdin: { write(data: string): void }, text: string): Promise<void> {
+  for (const character of text) {
+    stdin.write(character);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('ChatApp', () => {
+  it('sends typed text and shows the streamed reply', async () => {
+    const source = scriptedSource([reply('Echo: hello')]);
+    const session = new ChatSession({ source, conversationKey: 'c1', transcript: emptyTranscript });
+    const { lastFrame, stdin } = render(<ChatApp session={session} agentId="helper" historyLength={0} />);
+    await type(stdin, 'hello');
+    await frameWhere(lastFrame, (frame) => frame.includes('› hello'));
+    stdin.write('\r');
+    const frame = await frameWhere(lastFrame, (frame) => frame.includes('Echo: hello'));
+    expect(frame).toContain('you › hello');
+    expect(source.requests).toEqual([{ conversationKey: 'c1', message: 'hello' }]);
+  });
+
+  it('asks about each approval, takes a reason for a denial, and sends one tool message', async () => {
+    const source = scriptedSource([approvalRequest, reply('Done.')]);
+    const session = new ChatSession({ source, conversationKey: 'c1' });
+    const { lastFrame, stdin } = render(<ChatApp session={session} agentId="helper" historyLength={0} />);
+    await type(stdin, 'search twice');
+    stdin.write('\r');
+    await frameWhere(lastFrame, (frame) => frame.includes('Approval 1 of 2: Run alphaSearch {"query":"dogs"}?'));
+    await type(stdin, 'y');
+    await frameWhere(lastFrame, (frame) => frame.includes('Approval 2 of 2: Run alphaSearch {"query":"cats"}?'));
+    await type(stdin, 'n');
+    await frameWhere(lastFrame, (frame) => frame.includes('Reason for denying'));
+    await type(stdin, 'no cats');
+    stdin.write('\r');
+    await frameWhere(lastFrame, (frame) => frame.includes('Done.'));
+    expect(source.requests[1]).toEqual({
+      conversationKey: 'c1',
+      message: {
+        role: 'tool',
+        content: [
+          { type: 'tool-approval-response', approvalId: 'ap1', approved: true },
+          { type: 'tool-approval-response', approvalId: 'ap2', approved: false, reason: 'no cats' },
+        ],
+      },
+    });
+  });
+
+  it('answers by itself with --approve-all', async () => {
+    const source = scriptedSource([approvalRequest, reply('Done.')]);
+    const session = new ChatSession({ source, conversationKey: 'c1', approvalPolicy: 'approve-all' });
+    const { lastFrame, stdin } = render(<ChatApp session={session} agentId="helper" historyLength={0} />);
+    await type(stdin, 'go');
+    stdin.write('\r');
+    const frame = await frameWhere(lastFrame, (frame) => frame.includes('Done.'));
+    expect(frame).not.toContain('Approval 1');
+    expect(source.requests[1]?.message).toMatchObject({ content: [{ approvalId: 'ap1', approved: true }, { approvalId: 'ap2', approved: true }] });
+  });
+
+  it('shows a failed request in the transcript and keeps going', async () => {
+    const source: ChatStreamSource = {
+      open: async () => {
+        throw new Error('cannot reach the agent service');
+      },
+    };
+    const session = new ChatSession({ source, conversationKey: 'c1' });
+    const { lastFrame, stdin } = render(<ChatApp session={session} agentId="helper" historyLength={0} />);
+    await type(stdin, 'hi');
+    stdin.write('\r');
+    const frame = await frameWhere(lastFrame, (frame) => frame.includes('✗ harness: cannot reach the agent service'));
+    expect(frame).toContain('› █');
+  });
+});

@@ -1,0 +1,87 @@
+import type { ApprovalAnswer } from './chat-stream-source.js';
+import type { ApprovalRequest } from './chat-transcript.js';
+
+/**
+ * The keyboard side of the interactive chat as a pure reducer: every keypress folds into
+ * the editing state, so fast typing never reads a stale line. What should happen outside
+ * (send text, send approval answers, quit) comes out as `effect`, numbered so the app
+ * runs each one once.
+ */
+
+export type ChatEffect = { kind: 'send'; text: string } | { kind: 'answer'; answers: ApprovalAnswer[] } | { kind: 'exit' };
+
+export interface KeyState {
+  /** The message being typed. */
+  input: string;
+  /** Answers given so far to the current turn's approval requests. */
+  answers: ApprovalAnswer[];
+  /** After n: typing the reason for the denial. */
+  denying: boolean;
+  reason: string;
+  effect?: ChatEffect;
+  effectId: number;
+}
+
+export const initialKeyState: KeyState = { input: '', answers: [], denying: false, reason: '', effectId: 0 };
+
+/** The subset of Ink's `Key` the chat reads. */
+export interface KeyFlags {
+  return?: boolean;
+  backspace?: boolean;
+  delete?: boolean;
+  escape?: boolean;
+  ctrl?: boolean;
+  meta?: boolean;
+}
+
+export interface KeyPress {
+  typed: string;
+  key: KeyFlags;
+  /** Approval requests awaiting an answer (none while a stream is open). */
+  pending: readonly ApprovalRequest[];
+  busy: boolean;
+}
+
+const exitCommands = new Set(['/exit', '/quit']);
+
+/** The request being asked about: the first pending one without an answer yet. */
+export function currentApproval(state: KeyState, pending: readonly ApprovalRequest[]): ApprovalRequest | undefined {
+  return pending.find((request) => !state.answers.some((answer) => answer.approvalId === request.approvalId));
+}
+
+function edit(line: string, typed: string, key: KeyFlags): string {
+  return key.backspace || key.delete ? line.slice(0, -1) : line + typed.replace(/[\r\n]/g, '');
+}
+
+function withEffect(state: KeyState, effect: ChatEffect): KeyState {
+  return { ...state, effect, effectId: state.effectId + 1 };
+}
+
+function answer(state: KeyState, given: ApprovalAnswer, pending: readonly ApprovalRequest[]): KeyState {
+  const answers = [...state.answers, given];
+  const next = { ...state, denying: false, reason: '' };
+  // One tool message answers all of the turn's requests, so wait for the last answer.
+  return answers.length < pending.length ? { ...next, answers } : withEffect({ ...next, answers: [] }, { kind: 'answer', answers });
+}
+
+export function reduceKey(state: KeyState, { typed, key, pending, busy }: KeyPress): KeyState {
+  if (key.ctrl || key.meta) return state;
+  const request = currentApproval(state, pending);
+  if (request && !state.denying) {
+    const choice = typed.toLowerCase();
+    if (choice === 'y') return answer(state, { approvalId: request.approvalId, approved: true }, pending);
+    if (choice === 'n') return { ...state, denying: true, reason: '' };
+    return state;
+  }
+  if (request) {
+    if (key.escape) return { ...state, denying: false, reason: '' };
+    if (!key.return) return { ...state, reason: edit(state.reason, typed, key) };
+    const reason = state.reason.trim();
+    return answer(state, { approvalId: request.approvalId, approved: false, ...(reason ? { reason } : {}) }, pending);
+  }
+  if (!key.return) return { ...state, input: edit(state.input, typed, key) };
+  const text = state.input.trim();
+  if (exitCommands.has(text)) return withEffect({ ...state, input: '' }, { kind: 'exit' });
+  if (text === '' || busy) return state;
+  return withEffect({ ...state, input: '' }, { kind: 'send', text });
+}
