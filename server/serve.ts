@@ -57,6 +57,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
       await accountApp.close();
       throw error;
     });
+    await core.start();
     let closing: Promise<void> | undefined;
     return {
       accountUrl: accountAddress,
@@ -66,6 +67,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
       close: () => {
         closing ??= (async () => {
           await Promise.allSettled([accountApp.close(), agentApp.close()]);
+          await core.stop();
           await storage.close();
           await lock.release();
         })();

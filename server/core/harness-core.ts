@@ -3,13 +3,22 @@ import { Accounts } from './accounts/accounts.js';
 import type { StoredAgent } from './agents/agent.js';
 import { AgentsRepository } from './agents/agents-repository.js';
 import { Agents } from './agents/agents.js';
+import { recoverAsyncWork, type RecoveryReport } from './async-tools/async-recovery.js';
+import type { AsyncTableRow } from './async-tools/async-tool-result.js';
+import { AsyncToolResultsRepository } from './async-tools/async-tool-results-repository.js';
+import { AsyncSettlement } from './async-tools/async-settlement.js';
+import { ContinuationDispatcher } from './async-tools/continuation-dispatcher.js';
+import type { ConversationState } from './conversations/conversation.js';
+import { ConversationsRepository } from './conversations/conversations-repository.js';
+import { AsyncRequests } from './events/async-requests.js';
+import { AsyncWorker } from './events/async-worker.js';
+import type { EventRecord } from './events/event.js';
+import { EventsRepository } from './events/events-repository.js';
 import type { InfrastructureDefinition } from './infrastructure.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ConfigCipher } from './secrets/config-encryption.js';
 import type { RuntimeSecrets } from './secrets/runtime-secrets.js';
 import type { Storage } from './storage/table-store.js';
-import type { ConversationState } from './conversations/conversation.js';
-import { ConversationsRepository } from './conversations/conversations-repository.js';
 import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.js';
 import { TurnRunner } from './turns/turn-runner.js';
 
@@ -23,6 +32,10 @@ export interface HarnessCoreOptions {
   toolEnvironment?: ToolEnvironment;
   /** Retries of a failed model call (default 2; tests use 0). */
   modelMaxRetries?: number;
+  /** Concurrent jobs of the async worker (default 4). */
+  asyncWorkerConcurrency?: number;
+  /** Bound on same-invocation async work in one turn (default 5 minutes). */
+  sameInvocationTimeoutMs?: number;
 }
 
 /**
@@ -36,16 +49,52 @@ export interface HarnessCore {
   agents: Agents;
   conversations: ConversationsRepository;
   turns: TurnRunner;
+  asyncSettlement: AsyncSettlement;
+  continuations: ContinuationDispatcher;
+  asyncRequests: AsyncRequests;
+  asyncWorker: AsyncWorker;
+  /** Recover unfinished async work from storage; call once the service is ready. */
+  start(): Promise<RecoveryReport>;
+  /** Take no new background work and wait for what runs. */
+  stop(): Promise<void>;
 }
 
 export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const now = options.now ?? (() => new Date());
   const { tables } = options.infrastructure;
+  const logger = options.logger ?? silentLogger;
   const cipher = new ConfigCipher(options.secrets.configEncryptionSecret);
   const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now);
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
-  const logger = options.logger ?? silentLogger;
   const conversations = new ConversationsRepository(options.storage.table<ConversationState>(tables.conversations));
-  const turns = new TurnRunner({ agents, conversations, logger, now, toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom(), modelMaxRetries: options.modelMaxRetries });
-  return { infrastructure: options.infrastructure, logger, accounts, agents, conversations, turns };
+  const events = new EventsRepository(options.storage.table<EventRecord>(tables.events));
+  const asyncRepository = new AsyncToolResultsRepository(options.storage.table<AsyncTableRow>(tables.asyncToolResults));
+  const asyncSettlement = new AsyncSettlement(asyncRepository, now);
+  const continuations = new ContinuationDispatcher(logger);
+  const turns = new TurnRunner({
+    agents,
+    conversations,
+    logger,
+    now,
+    toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom(),
+    modelMaxRetries: options.modelMaxRetries,
+    asyncTools: { repository: asyncRepository, settlement: asyncSettlement, events, dispatcher: continuations, sameInvocationTimeoutMs: options.sameInvocationTimeoutMs },
+  });
+  const asyncWorker = new AsyncWorker(turns, events, logger, options.asyncWorkerConcurrency ?? 4);
+  continuations.setDefault((group) => asyncWorker.enqueueContinuation(group));
+  const asyncRequests = new AsyncRequests(agents, events, asyncWorker, now);
+  return {
+    infrastructure: options.infrastructure,
+    logger,
+    accounts,
+    agents,
+    conversations,
+    turns,
+    asyncSettlement,
+    continuations,
+    asyncRequests,
+    asyncWorker,
+    start: () => recoverAsyncWork({ repository: asyncRepository, settlement: asyncSettlement, dispatcher: continuations, events, worker: asyncWorker, logger }),
+    stop: () => asyncWorker.stop(),
+  };
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../core/harness-core.js';
 import { type AppOptions, createApp } from './create-app.js';
+import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
 import { rootView } from './schemas.js';
 import { serviceVersion } from './version.js';
@@ -17,5 +18,6 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
   const { core } = dependencies;
   app.get('/', { schema: { response: { 200: rootView } } }, async () => ({ service: 'agent', status: 'ok', version: serviceVersion, stage: core.infrastructure.stage }));
   registerChatRoutes(app, core, { enableDirectApi: dependencies.enableDirectApi ?? true });
+  registerAsyncRoutes(app, core);
   return app;
 }

@@ -63,12 +63,14 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
     const agentApp = buildAgentService({ core, enableDirectApi: options.enableDirectApi ?? true });
     const accountUrl = await accountApp.listen({ port: 0, host: '127.0.0.1' });
     const agentUrl = await agentApp.listen({ port: 0, host: '127.0.0.1' });
+    await core.start();
     return {
       core,
       accountUrl,
       agentUrl,
       stop: async () => {
         await Promise.all([accountApp.close(), agentApp.close()]);
+        await core.stop();
         await storage.close();
       },
     };

@@ -35,6 +35,7 @@ export async function startTestServices(): Promise<TestServices> {
   const services = { dataDir: folder.path, ...build() } as TestServices;
   const shutdown = async () => {
     await Promise.all([services.accountApp.close(), services.agentApp.close()]);
+    await services.core.stop();
     await services.storage.close();
   };
   services.restart = async () => {

@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { createUIMessageStream, stepCountIs, streamText, type ModelMessage, type ToolSet, type UIMessageChunk } from 'ai';
+import { createUIMessageStream, stepCountIs, streamText, type ModelMessage, type Tool, type ToolSet, type UIMessageChunk } from 'ai';
 import type { Agent } from '../agents/agent.js';
 import type { Agents } from '../agents/agents.js';
+import { AsyncPass } from '../async-tools/async-pass.js';
+import type { DeliveryMetadata, DispatchGroup } from '../async-tools/async-tool-result.js';
+import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
+import type { AsyncSettlement } from '../async-tools/async-settlement.js';
+import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
 import { pendingApprovals, type ApprovalRecord, type ConversationState, type PendingApprovalView } from '../conversations/conversation.js';
 import type { ConversationsRepository } from '../conversations/conversations-repository.js';
-import { VersionConflictError } from '../errors.js';
+import { InvalidRequestError, VersionConflictError } from '../errors.js';
+import type { PendingAsyncToolView } from '../events/event.js';
+import type { EventsRepository } from '../events/events-repository.js';
 import type { Logger } from '../logger.js';
 import { createAgentModel, type AgentModel } from '../model/language-model.js';
 import { collectSecretValues } from '../secrets/redaction.js';
 import { ConditionFailedError } from '../storage/table-store.js';
-import { buildTools, type BuildToolsOptions } from '../tools/build-tools.js';
+import { buildTools, isEnabled, type BuildToolsOptions } from '../tools/build-tools.js';
 import type { ToolContext, ToolEnvironment, TransportKind } from '../tools/tool-context.js';
 import { applyApprovalAnswers, closeInterruptedApprovals, denyOpenApprovals, recordApprovalRequests } from './approvals.js';
+import { asyncResultsMessages, asyncSettledChunk, syntheticCallId, type SettledAsyncCall } from './async-results-message.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { describeModelError } from './model-error.js';
 import type { TurnInput, TurnStatus } from './turn-input.js';
@@ -23,11 +31,18 @@ export interface TurnRequest {
   accountId: string;
   agentId: string;
   conversationKey: string;
-  input: TurnInput;
+  /** A user message or approval answers; none for a continuation after async tools. */
+  input?: TurnInput;
   transport: TransportKind;
   approvalPolicy: ApprovalPolicy;
   /** The reason the model and the user are given when `approvalPolicy` is `deny`. */
   denialReason?: (toolName: string) => string;
+  /** The status row this turn reports to (created when the turn waits for async tools). */
+  eventId?: string;
+  /** Where a continuation replies on non-SSE paths (NATS subject, channel chat...). */
+  replyTarget?: Record<string, unknown>;
+  /** Write the final result into the event row (`/async` turns and continuations). */
+  settlesEvent?: boolean;
 }
 
 export interface DeniedApproval {
@@ -37,6 +52,7 @@ export interface DeniedApproval {
 
 export interface TurnResult {
   turnId: string;
+  eventId: string;
   conversationKey: string;
   status: TurnStatus;
   /** The text the model wrote in this turn. */
@@ -44,7 +60,7 @@ export interface TurnResult {
   /** This turn's new messages, input included. */
   messages: ModelMessage[];
   pendingApprovals: PendingApprovalView[];
-  pendingAsyncTools: unknown[];
+  pendingAsyncTools: PendingAsyncToolView[];
   /** Approvals this turn denied on its own (policy `deny`), for a channel to explain. */
   deniedApprovals: DeniedApproval[];
   /** Set when `status` is `failed`; `upstream` when the model failed. */
@@ -53,19 +69,31 @@ export interface TurnResult {
 
 export interface StartedTurn {
   turnId: string;
+  eventId: string;
   /** The AI SDK UI message stream of the turn. It runs to the end whether or not it is read. */
   stream: ReadableStream<UIMessageChunk>;
   result: Promise<TurnResult>;
 }
 
+/** What async tools need from the rest of the core. */
+export interface AsyncToolDependencies {
+  repository: AsyncToolResultsRepository;
+  settlement: AsyncSettlement;
+  events: EventsRepository;
+  dispatcher: ContinuationDispatcher;
+  /** Bound on waiting for same-invocation work in one turn (default 5 minutes). */
+  sameInvocationTimeoutMs?: number;
+}
+
 export interface TurnRunnerOptions {
   agents: Agents;
   conversations: ConversationsRepository;
+  asyncTools: AsyncToolDependencies;
   logger: Logger;
   toolEnvironment: ToolEnvironment;
   now?: () => Date;
   fetch?: typeof fetch;
-  /** Hooks later features plug in: the async coordinator's wrapper, sandbox/subagent/skill sources. */
+  /** Tool sources later features plug in (sandbox, subagents, skills). */
   toolOptions?: (context: ToolContext) => BuildToolsOptions;
   defaultMaxSteps?: number;
   /** Retries of a failed model call (the AI SDK's `maxRetries`, default 2). */
@@ -82,24 +110,93 @@ function textOf(messages: ModelMessage[]): string {
     .join('');
 }
 
+/** Whether an agent has an enabled tool that hands its work to an external worker. */
+export function usesExternalDispatch(agent: Agent): string | undefined {
+  for (const [name, toolConfig] of Object.entries(agent.config.tools ?? {})) {
+    if (isEnabled(toolConfig) && toolConfig.async === true && toolConfig.execution === 'external-dispatch') return name;
+  }
+  return undefined;
+}
+
+/** Points an async-wrapped tool at the async pass that is running when it is called. */
+interface PassHolder {
+  current?: AsyncPass;
+}
+
 /**
  * Runs agent turns: loads the conversation, applies the input (a user message or approval
  * answers), builds the tools by the registry rules, calls the model through `streamText`,
- * streams UI message chunks, and stores the new messages and approvals. Turns of one
- * conversation run one at a time.
+ * streams UI message chunks, and stores the new messages, approvals and async rows. Turns of
+ * one conversation run one at a time.
  */
 export class TurnRunner {
   private readonly locks = new KeyedMutex();
-  private readonly now: () => Date;
+  readonly now: () => Date;
 
-  constructor(private readonly options: TurnRunnerOptions) {
+  constructor(readonly options: TurnRunnerOptions) {
     this.now = options.now ?? (() => new Date());
   }
 
+  /** A turn for a user message or approval answers. */
   async start(request: TurnRequest): Promise<StartedTurn> {
     const agent = await this.options.agents.load(request.accountId, request.agentId);
+    if (request.transport === 'sse') {
+      const tool = usesExternalDispatch(agent);
+      if (tool) {
+        throw new InvalidRequestError(
+          `config.tools.${tool} uses execution "external-dispatch", which an SSE request cannot wait for: send the request without Accept: text/event-stream (JSON), or use /agents/{agentId}/async or NATS`,
+        );
+      }
+    }
+    return this.begin(agent, request, (state, turnId, timestamp) => this.applyInput(state, request, turnId, timestamp));
+  }
+
+  /**
+   * The continuation of a dispatch group whose calls all settled: their results are injected
+   * into the conversation and the model runs again, on the transport the group was made on.
+   */
+  async startContinuation(group: DispatchGroup): Promise<StartedTurn> {
+    const agent = await this.options.agents.load(group.accountId, group.agentId);
+    const request: TurnRequest = {
+      accountId: group.accountId,
+      agentId: group.agentId,
+      conversationKey: group.conversationKey,
+      transport: group.delivery.transport,
+      approvalPolicy: ['channel', 'cron'].includes(group.delivery.transport) ? 'deny' : 'ask',
+      eventId: group.delivery.eventId,
+      ...(group.delivery.replyTarget ? { replyTarget: group.delivery.replyTarget } : {}),
+      settlesEvent: true,
+    };
+    const { results } = await this.options.asyncTools.repository.snapshot(group.groupId);
+    const calls: SettledAsyncCall[] = results
+      .filter((row) => group.resultIds.includes(row.key) && row.value.status !== 'processing')
+      .map((row) => ({
+        resultId: row.key,
+        toolCallId: row.value.toolCallId,
+        toolName: row.value.toolName,
+        outcome: row.value.status === 'completed' ? { status: 'completed', response: row.value.response ?? {} } : { status: 'failed', error: row.value.error ?? 'failed' },
+      }));
+    const started = await this.begin(agent, request, (state, turnId, timestamp) => {
+      const injected = new Set(state.messages.flatMap((stored) => (stored.message.role === 'tool' ? stored.message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])) : [])));
+      const fresh = calls.filter((call) => !injected.has(syntheticCallId(call.resultId)));
+      if (fresh.length > 0) for (const message of asyncResultsMessages(fresh)) state.messages.push({ message, turnId, createdAt: timestamp });
+      return { ready: true, announce: fresh };
+    });
+    void started.result.then(() => this.options.asyncTools.settlement.finishContinuation(group.groupId)).catch((error: unknown) => {
+      this.options.logger.error({ event: 'continuation', groupId: group.groupId, error: (error as Error).message }, 'could not mark the continuation finished');
+    });
+    return started;
+  }
+
+  private async begin(
+    agent: Agent,
+    request: TurnRequest,
+    prepare: (state: ConversationState, turnId: string, timestamp: string) => { ready: boolean; announce?: SettledAsyncCall[] },
+  ): Promise<StartedTurn> {
     const agentModel = createAgentModel(agent.config);
     const turnId = `turn_${randomUUID()}`;
+    const eventId = request.eventId ?? `evt_${randomUUID()}`;
+    const holder: PassHolder = {};
     const release = await this.locks.acquire(JSON.stringify([request.accountId, request.agentId, request.conversationKey]));
     try {
       const toolContext: ToolContext = {
@@ -114,38 +211,64 @@ export class TurnRunner {
         logger: this.options.logger,
         fetch: this.options.fetch ?? fetch,
       };
+      const wrapAsync = (name: string, original: Tool, toolConfig: Record<string, unknown>): Tool => ({
+        ...original,
+        execute: (input: unknown, options: Parameters<NonNullable<Tool['execute']>>[1]) => {
+          if (!holder.current) throw new Error(`${name} was called outside a model pass.`);
+          return holder.current.wrap(name, original, toolConfig).execute!(input, options);
+        },
+      }) as Tool;
       // Built before anything is stored: a config that cannot build tools changes nothing.
-      const tools = await buildTools(agent.config, toolContext, this.options.toolOptions?.(toolContext));
+      const tools = await buildTools(agent.config, toolContext, { ...this.options.toolOptions?.(toolContext), wrapAsync });
       const timestamp = this.now().toISOString();
       const loaded = await this.options.conversations.load(request.accountId, request.agentId, request.conversationKey, timestamp);
       const state = loaded.state;
       const firstNewMessage = state.messages.length;
       closeInterruptedApprovals(state, turnId, timestamp);
-      const readyToRun = this.applyInput(state, request, turnId, timestamp);
+      const { ready, announce } = prepare(state, turnId, timestamp);
       state.updatedAt = timestamp;
       // Approval answers are claimed on disk before any approved tool can run: that write is
       // what makes a second answer a 409 and the tool run at most once. A user message is
       // stored with the turn's first model pass instead, saving one fsync per turn.
-      const version = request.input.kind === 'approvals' ? await this.save(state, loaded.version) : loaded.version;
-      const turn = new TurnExecution({ runner: this, request, agent, agentModel, tools, state, version, turnId, firstNewMessage, release });
-      return readyToRun ? turn.run() : turn.finishAwaitingApproval();
+      const version = request.input?.kind === 'user' ? loaded.version : await this.save(state, loaded.version);
+      const execution = new TurnExecution({ runner: this, request, agent, agentModel, tools, state, version, turnId, eventId, firstNewMessage, release, holder });
+      const started = ready ? execution.run(announce ?? []) : execution.finishAwaitingApproval();
+      if (request.settlesEvent) void started.result.then((result) => this.settleEvent(result)).catch(() => undefined);
+      return started;
     } catch (error) {
       release();
       throw error;
     }
   }
 
-  /** Applies the input to the state; true when the model should run now. */
-  private applyInput(state: ConversationState, request: TurnRequest, turnId: string, now: string): boolean {
-    if (request.input.kind === 'user') {
+  /** Applies a user message or approval answers; true when the model should run now. */
+  private applyInput(state: ConversationState, request: TurnRequest, turnId: string, now: string): { ready: boolean } {
+    const input = request.input;
+    if (!input) return { ready: true };
+    if (input.kind === 'user') {
       denyOpenApprovals(state, () => supersededReason, turnId, now);
-      state.messages.push({ message: request.input.message, turnId, createdAt: now });
-      return true;
+      state.messages.push({ message: input.message, turnId, createdAt: now });
+      return { ready: true };
     }
-    const toolMessage = applyApprovalAnswers(state, request.input.answers, now);
-    if (!toolMessage) return false;
+    const toolMessage = applyApprovalAnswers(state, input.answers, now);
+    if (!toolMessage) return { ready: false };
     state.messages.push({ message: toolMessage, turnId, createdAt: now });
-    return true;
+    return { ready: true };
+  }
+
+  /** Report a finished turn on its event row, unless it waits for async tools again. */
+  private async settleEvent(result: TurnResult): Promise<void> {
+    if (result.status === 'waiting_async_tools') return;
+    const timestamp = this.now().toISOString();
+    await this.options.asyncTools.events.update(result.eventId, (event) => ({
+      ...event,
+      status: result.status,
+      result: { text: result.text, messages: result.messages },
+      pendingApprovals: result.pendingApprovals,
+      pendingAsyncTools: [],
+      ...(result.error ? { error: result.error.message } : {}),
+      updatedAt: timestamp,
+    }));
   }
 
   /** @internal Conditional write of the conversation; another writer in between is a 409. */
@@ -156,11 +279,6 @@ export class TurnRunner {
       if (error instanceof ConditionFailedError) throw new VersionConflictError(`Conversation "${state.conversationKey}"`);
       throw error;
     }
-  }
-
-  /** @internal */
-  get settings(): { logger: Logger; now: () => Date; defaultMaxSteps: number; modelMaxRetries: number } {
-    return { logger: this.options.logger, now: this.now, defaultMaxSteps: this.options.defaultMaxSteps ?? 8, modelMaxRetries: this.options.modelMaxRetries ?? 2 };
   }
 }
 
@@ -173,14 +291,17 @@ interface TurnExecutionParts {
   state: ConversationState;
   version: number | null;
   turnId: string;
+  eventId: string;
   firstNewMessage: number;
   release: () => void;
+  holder: PassHolder;
 }
 
 /** One running turn: the model passes, the stream, and the final result. */
 class TurnExecution {
   private version: number | null;
   private readonly denied: DeniedApproval[] = [];
+  private readonly waitingOn: PendingAsyncToolView[] = [];
   private failure: TurnResult['error'];
   private readonly secrets: string[];
 
@@ -193,14 +314,28 @@ class TurnExecution {
     const messages = this.parts.state.messages.slice(this.parts.firstNewMessage).map((stored) => stored.message);
     return {
       turnId: this.parts.turnId,
+      eventId: this.parts.eventId,
       conversationKey: this.parts.request.conversationKey,
       status,
       text: textOf(messages),
       messages,
       pendingApprovals: pendingApprovals(this.parts.state),
-      pendingAsyncTools: [],
+      pendingAsyncTools: status === 'waiting_async_tools' ? this.waitingOn : [],
       deniedApprovals: this.denied,
       ...(this.failure ? { error: this.failure } : {}),
+    };
+  }
+
+  private finishChunk(result: TurnResult): UIMessageChunk {
+    return {
+      type: 'finish',
+      messageMetadata: {
+        status: result.status,
+        turnId: result.turnId,
+        eventId: result.eventId,
+        pendingApprovals: result.pendingApprovals,
+        ...(result.pendingAsyncTools.length > 0 ? { pendingAsyncTools: result.pendingAsyncTools } : {}),
+      },
     };
   }
 
@@ -208,17 +343,18 @@ class TurnExecution {
   finishAwaitingApproval(): StartedTurn {
     this.parts.release();
     const result = this.result('awaiting_approval');
+    const finish = this.finishChunk(result);
     const stream = new ReadableStream<UIMessageChunk>({
       start(controller) {
         controller.enqueue({ type: 'start' });
-        controller.enqueue({ type: 'finish', messageMetadata: { status: result.status, turnId: result.turnId, pendingApprovals: result.pendingApprovals } });
+        controller.enqueue(finish);
         controller.close();
       },
     });
-    return { turnId: this.parts.turnId, stream, result: Promise.resolve(result) };
+    return { turnId: this.parts.turnId, eventId: this.parts.eventId, stream, result: Promise.resolve(result) };
   }
 
-  run(): StartedTurn {
+  run(announce: SettledAsyncCall[]): StartedTurn {
     let resolveResult!: (result: TurnResult) => void;
     const result = new Promise<TurnResult>((resolve) => {
       resolveResult = resolve;
@@ -226,33 +362,50 @@ class TurnExecution {
     const stream = createUIMessageStream({
       execute: async ({ writer }) => {
         let final: TurnResult | undefined;
+        let claimed: DispatchGroup | undefined;
         try {
           writer.write({ type: 'start' });
-          const status = await this.passes((chunk) => writer.write(chunk));
-          final = this.result(status);
-          writer.write({ type: 'finish', messageMetadata: { status: final.status, turnId: final.turnId, pendingApprovals: final.pendingApprovals } });
+          for (const call of announce) writer.write(asyncSettledChunk(call));
+          const outcome = await this.passes((chunk) => writer.write(chunk));
+          claimed = outcome.claimed;
+          final = this.result(outcome.status);
+          writer.write(this.finishChunk(final));
         } catch (error) {
-          this.parts.runner.settings.logger.error({ event: 'turn', turnId: this.parts.turnId, error: (error as Error).message }, 'turn failed');
+          this.parts.runner.options.logger.error({ event: 'turn', turnId: this.parts.turnId, error: (error as Error).message }, 'turn failed');
           this.failure ??= { kind: 'internal', message: 'The turn failed inside the service; it has been logged.' };
           final = this.result('failed');
           writer.write({ type: 'error', errorText: this.failure.message });
-          writer.write({ type: 'finish', messageMetadata: { status: 'failed', turnId: final.turnId } });
+          writer.write(this.finishChunk(final));
         } finally {
           this.parts.release();
           resolveResult(final ?? this.result('failed'));
         }
+        // After the lock is released: the continuation takes the same conversation's lock.
+        if (claimed) this.parts.runner.options.asyncTools.dispatcher.dispatch(claimed);
       },
       onError: (error) => describeModelError(error, this.secrets),
     });
-    return { turnId: this.parts.turnId, stream, result };
+    return { turnId: this.parts.turnId, eventId: this.parts.eventId, stream, result };
   }
 
-  /** Model passes until the turn completes, fails, or waits for a person. */
-  private async passes(write: (chunk: UIMessageChunk) => void): Promise<TurnStatus> {
-    const { request, agent, agentModel, tools, state, turnId } = this.parts;
-    const { logger, now, defaultMaxSteps, modelMaxRetries } = this.parts.runner.settings;
-    const maxSteps = agent.config.maxSteps ?? defaultMaxSteps;
-    for (let pass = 0; pass < maxSteps; pass += 1) {
+  /** Model passes until the turn completes, fails, waits for a person, or waits for async tools. */
+  private async passes(write: (chunk: UIMessageChunk) => void): Promise<{ status: TurnStatus; claimed?: DispatchGroup }> {
+    const { request, agent, agentModel, tools, state, turnId, holder } = this.parts;
+    const runner = this.parts.runner;
+    const { logger } = runner.options;
+    const maxSteps = agent.config.maxSteps ?? runner.options.defaultMaxSteps ?? 8;
+    const asyncTools = runner.options.asyncTools;
+    const deadline = Date.now() + (asyncTools.sameInvocationTimeoutMs ?? 300_000);
+    const delivery: DeliveryMetadata = { transport: request.transport, eventId: this.parts.eventId, ...(request.replyTarget ? { replyTarget: request.replyTarget } : {}) };
+    for (let pass = 0; pass < maxSteps * 4; pass += 1) {
+      const asyncPass = new AsyncPass(
+        { accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey, turnId, delivery },
+        asyncTools.repository,
+        asyncTools.settlement,
+        logger,
+        runner.now,
+      );
+      holder.current = asyncPass;
       let modelError: unknown;
       const stream = streamText({
         model: agentModel.model,
@@ -260,7 +413,7 @@ class TurnExecution {
         messages: state.messages.map((stored) => stored.message),
         tools,
         stopWhen: stepCountIs(maxSteps),
-        maxRetries: modelMaxRetries,
+        maxRetries: runner.options.modelMaxRetries ?? 2,
         ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
         onError: ({ error }) => {
           modelError = error;
@@ -275,24 +428,65 @@ class TurnExecution {
       } catch (error) {
         modelError ??= error;
       }
-      const timestamp = now().toISOString();
+      let timestamp = runner.now().toISOString();
       for (const message of responseMessages) state.messages.push({ message, turnId, createdAt: timestamp });
       const requested = recordApprovalRequests(state, responseMessages, turnId, timestamp);
       if (modelError !== undefined) {
         this.failure = { kind: 'upstream', message: describeModelError(modelError, this.secrets) };
         logger.warn({ event: 'turn', turnId, agentId: request.agentId, error: this.failure.message }, 'model call failed');
       }
+      // Same-invocation work is awaited before anything else, even when the pass failed, so
+      // its rows end settled; its results go to the model in the next pass.
+      const settled = asyncPass.hasPendingInvocations() ? await asyncPass.waitForInvocations(this.failure ? Date.now() : deadline) : [];
+      timestamp = runner.now().toISOString();
+      if (settled.length > 0 && !this.failure) {
+        for (const message of asyncResultsMessages(settled)) state.messages.push({ message, turnId, createdAt: timestamp });
+      }
       const denied = this.failure || request.approvalPolicy === 'ask' ? [] : this.denyAll(requested, turnId, timestamp);
       state.updatedAt = timestamp;
-      this.version = await this.parts.runner.save(state, this.version);
-      if (this.failure) return 'failed';
+      this.version = await runner.save(state, this.version);
+      for (const call of settled) write(asyncSettledChunk(call));
+      if (this.failure) return { status: 'failed' };
       for (const approval of denied) {
         write({ type: 'data-approval-denied', data: { toolCallId: approval.toolCallId, toolName: approval.toolName, reason: approval.reason ?? '' } } as UIMessageChunk);
       }
-      if (denied.length > 0) continue;
-      return requested.length > 0 ? 'awaiting_approval' : 'completed';
+      if (asyncPass.hasExternalCalls()) return this.waitForExternal(asyncPass);
+      if (settled.length > 0 || denied.length > 0) continue;
+      return { status: requested.length > 0 ? 'awaiting_approval' : 'completed' };
     }
-    throw new Error(`The turn was stopped after ${maxSteps} model passes.`);
+    throw new Error(`The turn was stopped after ${maxSteps * 4} model passes.`);
+  }
+
+  /**
+   * The pass made external calls: make sure its status row says so, then seal the group. The
+   * seal checks readiness itself (siblings may have settled already) and may claim the
+   * continuation, which runs once this turn has released the conversation.
+   */
+  private async waitForExternal(asyncPass: AsyncPass): Promise<{ status: TurnStatus; claimed?: DispatchGroup }> {
+    const { runner, request } = this.parts;
+    const asyncTools = runner.options.asyncTools;
+    const timestamp = runner.now().toISOString();
+    for (const row of asyncPass.createdRows()) {
+      if (row.execution === 'external-dispatch') {
+        this.waitingOn.push({ resultId: row.resultId, toolCallId: row.toolCallId, toolName: row.toolName, execution: row.execution, status: 'processing' });
+      }
+    }
+    await asyncTools.events.ensure({
+      eventId: this.parts.eventId,
+      accountId: request.accountId,
+      agentId: request.agentId,
+      conversationKey: request.conversationKey,
+      transport: request.transport,
+      status: 'waiting_async_tools',
+      pendingAsyncTools: this.waitingOn,
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    });
+    await asyncTools.events.update(this.parts.eventId, (event) =>
+      event.status === 'completed' || event.status === 'failed' ? undefined : { ...event, status: 'waiting_async_tools', pendingAsyncTools: this.waitingOn, updatedAt: timestamp },
+    );
+    const sealed = await asyncTools.settlement.seal(asyncPass.groupId);
+    return { status: 'waiting_async_tools', ...(sealed.claimed ? { claimed: sealed.group } : {}) };
   }
 
   private denyAll(requested: ApprovalRecord[], turnId: string, timestamp: string): ApprovalRecord[] {

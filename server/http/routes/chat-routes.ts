@@ -7,6 +7,7 @@ import type { TurnResult } from '../../core/turns/turn-runner.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorBody } from '../error-handler.js';
 import { agentIdParams } from '../schemas.js';
+import { statusUrl } from './async-routes.js';
 import { drain, peekStream, writeUiMessageSse } from '../ui-message-sse.js';
 
 interface AgentParams {
@@ -59,7 +60,8 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             await drain(peeked.reader);
             const result = await turn.result;
             if (result.status === 'failed') return sendFailure(reply, result);
-            return reply.status(200).send(chatAnswer(result));
+            const waiting = result.status === 'waiting_async_tools' ? { eventId: result.eventId, statusUrl: statusUrl(request, result.eventId) } : {};
+            return reply.status(200).send({ ...chatAnswer(result), ...waiting });
           }
           reply.hijack();
           await writeUiMessageSse(reply.raw, peeked);

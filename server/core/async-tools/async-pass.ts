@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import type { Tool } from 'ai';
+import type { Logger } from '../logger.js';
+import { ConditionFailedError } from '../storage/table-store.js';
+import type { AsyncToolOptions } from '../tools/test-external-async.js';
+import { type AsyncExecution, type AsyncToolResult, completePathFor, type DeliveryMetadata, type DispatchGroup, groupKey, resultIdFor } from './async-tool-result.js';
+import type { AsyncToolResultsRepository } from './async-tool-results-repository.js';
+import type { AsyncOutcome, AsyncSettlement } from './async-settlement.js';
+
+export interface AsyncPassOwner {
+  accountId: string;
+  agentId: string;
+  conversationKey: string;
+  turnId: string;
+  delivery: DeliveryMetadata;
+}
+
+/** A same-invocation call that finished (or was failed by the time bound) during the turn. */
+export interface SettledInvocation {
+  resultId: string;
+  toolCallId: string;
+  toolName: string;
+  outcome: AsyncOutcome;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function asResponse(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+}
+
+/**
+ * The async coordinator's state for one model pass (spec rule 7). Local `async: true` tools
+ * are wrapped: each call stores an AsyncToolResult row and returns `{resultId, status:
+ * "processing"}` to the model at once. `same-invocation` work stays in memory as a pending
+ * promise the turn waits for; `external-dispatch` rows are registered in the pass's dispatch
+ * group, which the turn seals when the pass ends.
+ */
+export class AsyncPass {
+  readonly groupId = `grp_${randomBytes(12).toString('hex')}`;
+  private nextIndex = 0;
+  private readonly pending = new Map<string, { toolCallId: string; toolName: string; promise: Promise<AsyncOutcome> }>();
+  private readonly external: string[] = [];
+  private readonly rows: AsyncToolResult[] = [];
+
+  constructor(
+    private readonly owner: AsyncPassOwner,
+    private readonly repository: AsyncToolResultsRepository,
+    private readonly settlement: AsyncSettlement,
+    private readonly logger: Logger,
+    private readonly now: () => Date,
+  ) {}
+
+  hasExternalCalls(): boolean {
+    return this.external.length > 0;
+  }
+
+  hasPendingInvocations(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Rows this pass created, for `pendingAsyncTools`. */
+  createdRows(): AsyncToolResult[] {
+    return [...this.rows];
+  }
+
+  wrap(name: string, original: Tool, toolConfig: Record<string, unknown>): Tool {
+    const execution: AsyncExecution = toolConfig.execution === 'external-dispatch' ? 'external-dispatch' : 'same-invocation';
+    const execute = original.execute!;
+    return {
+      ...original,
+      execute: async (input: unknown, options: Parameters<NonNullable<Tool['execute']>>[1]) => {
+        const resultId = await this.register(name, options.toolCallId, execution);
+        const asyncTool: AsyncToolOptions = { resultId, completePath: completePathFor(resultId) };
+        const run = async (): Promise<unknown> => await execute(input, { ...options, asyncTool } as typeof options);
+        if (execution === 'same-invocation') {
+          const promise = run().then(
+            (value): AsyncOutcome => ({ status: 'completed', response: asResponse(value) }),
+            (error: unknown): AsyncOutcome => ({ status: 'failed', error: describe(error) }),
+          );
+          this.pending.set(resultId, { toolCallId: options.toolCallId, toolName: name, promise });
+          return { resultId, status: 'processing' };
+        }
+        try {
+          await run();
+        } catch (error) {
+          const message = describe(error);
+          this.logger.warn({ event: 'async-tool', tool: name, resultId, error: message }, 'dispatch failed');
+          await this.settlement.settle(resultId, { status: 'failed', error: message }, 'in-process');
+          return { resultId, status: 'failed', error: message };
+        }
+        return { resultId, status: 'processing' };
+      },
+    } as Tool;
+  }
+
+  /** Store the row (and, for external-dispatch, its registration in the group) in one write. */
+  private async register(toolName: string, toolCallId: string, execution: AsyncExecution): Promise<string> {
+    const resultId = resultIdFor(this.groupId, this.nextIndex++);
+    if (execution === 'external-dispatch') this.external.push(resultId);
+    const timestamp = this.now().toISOString();
+    const row: AsyncToolResult = {
+      kind: 'result',
+      resultId,
+      groupId: this.groupId,
+      accountId: this.owner.accountId,
+      agentId: this.owner.agentId,
+      conversationKey: this.owner.conversationKey,
+      turnId: this.owner.turnId,
+      toolCallId,
+      toolName,
+      execution,
+      status: 'processing',
+      delivery: this.owner.delivery,
+      asyncResultEventId: this.owner.delivery.eventId,
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    };
+    this.rows.push(row);
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      const snapshot = await this.repository.snapshot(this.groupId);
+      const current = snapshot.group?.value;
+      const group: DispatchGroup = current
+        ? { ...current, resultIds: execution === 'external-dispatch' ? [...current.resultIds, resultId] : current.resultIds, updatedAt: timestamp }
+        : {
+            kind: 'group',
+            groupId: this.groupId,
+            accountId: this.owner.accountId,
+            agentId: this.owner.agentId,
+            conversationKey: this.owner.conversationKey,
+            turnId: this.owner.turnId,
+            resultIds: execution === 'external-dispatch' ? [resultId] : [],
+            sealed: false,
+            settledCount: 0,
+            delivery: this.owner.delivery,
+            createdAt: timestamp,
+            updatedAt: timestamp,
+          };
+      try {
+        await this.repository.write(this.groupId, [
+          { type: 'put', key: resultId, value: row, expectedVersion: null },
+          { type: 'put', key: groupKey, value: group, expectedVersion: snapshot.group ? snapshot.group.version : null },
+        ]);
+        return resultId;
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new Error(`Could not register ${resultId} in its dispatch group.`);
+  }
+
+  /**
+   * Wait for the pass's same-invocation work, at most until `deadline`; settle each row and
+   * return the outcomes in call order. Work still running at the deadline fails with a clear error.
+   */
+  async waitForInvocations(deadline: number): Promise<SettledInvocation[]> {
+    const settled: SettledInvocation[] = [];
+    for (const [resultId, call] of this.pending) {
+      const remaining = Math.max(0, deadline - Date.now());
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<AsyncOutcome>((resolve) => {
+        timer = setTimeout(() => resolve({ status: 'failed', error: `${call.toolName} did not finish within the turn's time limit for async tools.` }), remaining);
+      });
+      const outcome = await Promise.race([call.promise, timeout]);
+      clearTimeout(timer);
+      await this.settlement.settle(resultId, outcome, 'in-process');
+      settled.push({ resultId, toolCallId: call.toolCallId, toolName: call.toolName, outcome });
+    }
+    this.pending.clear();
+    return settled;
+  }
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { ConditionFailedError, type WriteOperation } from '../storage/table-store.js';
+import { type AsyncTableRow, type AsyncToolResult, type DispatchGroup, groupKey, groupIdOfResult } from './async-tool-result.js';
+import type { AsyncToolResultsRepository, GroupSnapshot } from './async-tool-results-repository.js';
+
+export type AsyncOutcome = { status: 'completed'; response: Record<string, unknown> } | { status: 'failed'; error: string };
+
+export interface SettlementResult {
+  resultId: string;
+  status: 'completed' | 'failed';
+  /** This settlement (or seal) claimed the group's continuation: it must be run. */
+  claimed: boolean;
+  /** External rows of the group still processing. */
+  pendingCount: number;
+  group?: DispatchGroup;
+}
+
+const maximumAttempts = 200;
+
+function externalRowsPending(snapshot: GroupSnapshot, except?: string): number {
+  const ids = new Set(snapshot.group?.value.resultIds ?? []);
+  return snapshot.results.filter((row) => ids.has(row.key) && row.key !== except && row.value.status === 'processing').length;
+}
+
+/** The claim of a continuation: the one write that finds the group sealed and settled sets it. */
+function claim(group: DispatchGroup, now: string): DispatchGroup {
+  return { ...group, continuation: { continuationEventId: `evt_cont_${randomUUID()}`, state: 'claimed', claimedAt: now }, updatedAt: now };
+}
+
+/**
+ * The transitions of async rows and dispatch groups. Every transition is one conditional
+ * batch on the group's partition, conditioned on the versions it read of the row AND the
+ * group; every settlement also bumps the group. So of N racing settlements, exactly one sees
+ * the last sibling settled, and the group's continuation is claimed exactly once.
+ */
+export class AsyncSettlement {
+  constructor(
+    private readonly repository: AsyncToolResultsRepository,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Find a row for an account; unknown and foreign rows are the same 404. */
+  async find(resultId: string, accountId: string): Promise<AsyncToolResult> {
+    const groupId = groupIdOfResult(resultId);
+    const row = groupId ? await this.repository.result(groupId, resultId) : undefined;
+    if (!row || row.value.accountId !== accountId) throw new NotFoundError(`No async tool result ${resultId}.`);
+    return row.value;
+  }
+
+  /**
+   * Settle a row that is still processing. `from` says who settles: the completion endpoint
+   * may only settle external-dispatch rows (a same-invocation row is settled in-process: 409).
+   */
+  async settle(resultId: string, outcome: AsyncOutcome, from: 'endpoint' | 'in-process', accountId?: string): Promise<SettlementResult> {
+    const groupId = groupIdOfResult(resultId);
+    if (!groupId) throw new NotFoundError(`No async tool result ${resultId}.`);
+    for (let attempt = 0; attempt < maximumAttempts; attempt += 1) {
+      const snapshot = await this.repository.snapshot(groupId);
+      const row = snapshot.results.find((candidate) => candidate.key === resultId);
+      if (!row || (accountId !== undefined && row.value.accountId !== accountId)) throw new NotFoundError(`No async tool result ${resultId}.`);
+      if (from === 'endpoint' && row.value.execution === 'same-invocation') {
+        throw new ConflictError(`${resultId} is a same-invocation result: it is settled by the turn that runs it and cannot be completed from outside.`);
+      }
+      if (row.value.status !== 'processing') throw new ConflictError(`${resultId} is already ${row.value.status}.`);
+      const timestamp = this.now().toISOString();
+      const settled: AsyncToolResult = {
+        ...row.value,
+        status: outcome.status,
+        ...(outcome.status === 'completed' ? { response: outcome.response } : { error: outcome.error }),
+        updatedAt: timestamp,
+        settledAt: timestamp,
+      };
+      const operations: WriteOperation<AsyncTableRow>[] = [{ type: 'put', key: resultId, value: settled, expectedVersion: row.version }];
+      const group = snapshot.group;
+      let claimed = false;
+      let nextGroup: DispatchGroup | undefined;
+      const pendingCount = externalRowsPending(snapshot, resultId);
+      if (group) {
+        nextGroup = { ...group.value, settledCount: group.value.settledCount + 1, updatedAt: timestamp };
+        if (nextGroup.sealed && pendingCount === 0 && !nextGroup.continuation && nextGroup.resultIds.length > 0) {
+          nextGroup = claim(nextGroup, timestamp);
+          claimed = true;
+        }
+        operations.push({ type: 'put', key: groupKey, value: nextGroup, expectedVersion: group.version });
+      }
+      try {
+        await this.repository.write(groupId, operations);
+        return { resultId, status: outcome.status, claimed, pendingCount, ...(nextGroup ? { group: nextGroup } : {}) };
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new ConflictError(`${resultId} is being settled concurrently; retry.`);
+  }
+
+  /** Seal a group once its pass has registered every call; claims the continuation when nothing is pending. */
+  async seal(groupId: string): Promise<{ claimed: boolean; pendingCount: number; group: DispatchGroup }> {
+    for (let attempt = 0; attempt < maximumAttempts; attempt += 1) {
+      const snapshot = await this.repository.snapshot(groupId);
+      if (!snapshot.group) throw new Error(`Dispatch group ${groupId} does not exist.`);
+      const timestamp = this.now().toISOString();
+      let group: DispatchGroup = { ...snapshot.group.value, sealed: true, sealedAt: snapshot.group.value.sealedAt ?? timestamp, updatedAt: timestamp };
+      const pendingCount = externalRowsPending(snapshot);
+      const claimed = pendingCount === 0 && !group.continuation;
+      if (claimed) group = claim(group, timestamp);
+      try {
+        await this.repository.write(groupId, [{ type: 'put', key: groupKey, value: group, expectedVersion: snapshot.group.version }]);
+        return { claimed, pendingCount, group };
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new Error(`Dispatch group ${groupId} could not be sealed.`);
+  }
+
+  /** Claim a sealed, settled, unclaimed group (recovery after a restart). */
+  async claimIfReady(groupId: string): Promise<DispatchGroup | undefined> {
+    const snapshot = await this.repository.snapshot(groupId);
+    const group = snapshot.group;
+    if (!group || !group.value.sealed || group.value.continuation || externalRowsPending(snapshot) > 0 || group.value.resultIds.length === 0) return undefined;
+    const claimedGroup = claim(group.value, this.now().toISOString());
+    try {
+      await this.repository.write(groupId, [{ type: 'put', key: groupKey, value: claimedGroup, expectedVersion: group.version }]);
+      return claimedGroup;
+    } catch (error) {
+      if (error instanceof ConditionFailedError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Mark a claimed continuation finished, so a restart does not run it again. */
+  async finishContinuation(groupId: string): Promise<void> {
+    for (let attempt = 0; attempt < maximumAttempts; attempt += 1) {
+      const snapshot = await this.repository.snapshot(groupId);
+      const group = snapshot.group;
+      if (!group?.value.continuation || group.value.continuation.state === 'done') return;
+      const timestamp = this.now().toISOString();
+      const next: DispatchGroup = { ...group.value, continuation: { ...group.value.continuation, state: 'done', finishedAt: timestamp }, updatedAt: timestamp };
+      try {
+        await this.repository.write(groupId, [{ type: 'put', key: groupKey, value: next, expectedVersion: group.version }]);
+        return;
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import type { TransportKind } from '../tools/tool-context.js';
+
+export type AsyncExecution = 'same-invocation' | 'external-dispatch';
+export type AsyncToolStatus = 'processing' | 'completed' | 'failed';
+
+/**
+ * How a continuation finds its way back to the caller on paths other than SSE (spec §2:
+ * "delivery metadata"): the transport, the event whose status row it settles, and where a
+ * reply goes (a NATS reply subject, a channel chat...).
+ */
+export interface DeliveryMetadata {
+  transport: TransportKind;
+  /** The `/status/{eventId}` row the final result settles: the spec's `asyncResultEventId`. */
+  eventId: string;
+  replyTarget?: Record<string, unknown>;
+}
+
+/** One record per async tool call (spec §2). */
+export interface AsyncToolResult {
+  kind: 'result';
+  resultId: string;
+  groupId: string;
+  accountId: string;
+  agentId: string;
+  conversationKey: string;
+  turnId: string;
+  toolCallId: string;
+  toolName: string;
+  execution: AsyncExecution;
+  status: AsyncToolStatus;
+  response?: Record<string, unknown>;
+  error?: string;
+  delivery: DeliveryMetadata;
+  /** Event id that settles the original `/async` status row. */
+  asyncResultEventId: string;
+  createdAt: string;
+  updatedAt: string;
+  settledAt?: string;
+}
+
+/**
+ * The dispatch group of one model pass, stored beside its rows (same table, same partition).
+ * Sealed once the pass has registered all its calls; the continuation is claimed exactly once,
+ * by the write that finds the group sealed with every row settled.
+ */
+export interface DispatchGroup {
+  kind: 'group';
+  groupId: string;
+  accountId: string;
+  agentId: string;
+  conversationKey: string;
+  turnId: string;
+  resultIds: string[];
+  sealed: boolean;
+  sealedAt?: string;
+  /** Bumped by every settlement, so two last siblings cannot both miss the end. */
+  settledCount: number;
+  delivery: DeliveryMetadata;
+  continuation?: {
+    /** The internal continuation's own event id: the de-duplication key (spec §2). */
+    continuationEventId: string;
+    state: 'claimed' | 'done';
+    claimedAt: string;
+    finishedAt?: string;
+  };
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type AsyncTableRow = AsyncToolResult | DispatchGroup;
+
+export const groupKey = 'group';
+
+/** `res_<groupId>_<n>`: a result id names its group, so a completion finds the partition. */
+export function resultIdFor(groupId: string, index: number): string {
+  return `res_${groupId}_${index}`;
+}
+
+export function groupIdOfResult(resultId: string): string | undefined {
+  return /^res_(grp_[a-z0-9]{24})_\d{1,4}$/.exec(resultId)?.[1];
+}
+
+export function completePathFor(resultId: string): string {
+  return `/async-tools/${resultId}/complete`;
+}

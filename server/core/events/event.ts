@@ -1,0 +1,32 @@
+import type { ModelMessage } from 'ai';
+import type { PendingApprovalView } from '../conversations/conversation.js';
+import type { TurnInput } from '../turns/turn-input.js';
+import type { TransportKind } from '../tools/tool-context.js';
+
+export type EventStatus = 'queued' | 'processing' | 'awaiting_approval' | 'waiting_async_tools' | 'completed' | 'failed';
+
+export interface PendingAsyncToolView {
+  resultId: string;
+  toolCallId: string;
+  toolName: string;
+  execution: 'same-invocation' | 'external-dispatch';
+  status: 'processing' | 'completed' | 'failed';
+}
+
+/** A `/status/{eventId}` row: an async request (or a turn waiting for async tools) and where it stands. */
+export interface EventRecord {
+  eventId: string;
+  accountId: string;
+  agentId: string;
+  conversationKey: string;
+  transport: TransportKind;
+  status: EventStatus;
+  /** Kept until the worker has run it, so a restart can pick it up again. */
+  input?: TurnInput;
+  result?: { text: string; messages: ModelMessage[] };
+  error?: string;
+  pendingApprovals?: PendingApprovalView[];
+  pendingAsyncTools?: PendingAsyncToolView[];
+  createdAt: string;
+  updatedAt: string;
+}

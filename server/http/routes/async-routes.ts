@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { HarnessCore } from '../../core/harness-core.js';
+import { parseChatBody } from '../../core/turns/chat-body.js';
+import { currentAccount, requireAccount } from '../authentication.js';
+import { agentIdParams } from '../schemas.js';
+
+/** The absolute status URL of an event, on the address the client used to reach us. */
+export function statusUrl(request: FastifyRequest, eventId: string): string {
+  return `${request.protocol}://${request.host}/status/${eventId}`;
+}
+
+const completionBody = {
+  type: 'object',
+  required: ['status'],
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', enum: ['completed', 'failed'] },
+    response: { type: 'object' },
+    error: { type: 'string', minLength: 1, maxLength: 10_000 },
+  },
+  oneOf: [
+    { properties: { status: { const: 'completed' } }, required: ['response'], not: { required: ['error'] } },
+    { properties: { status: { const: 'failed' } }, required: ['error'], not: { required: ['response'] } },
+  ],
+} as const;
+
+/** `POST /agents/{agentId}/async`, `GET /status/{eventId}` and the async-tool completion endpoint. */
+export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): void {
+  requireAccount(app, core, (scope) => {
+    scope.post<{ Params: { agentId: string }; Body: unknown }>(
+      '/agents/:agentId/async',
+      { schema: { params: agentIdParams, body: { type: 'object' } } },
+      async (request, reply) => {
+        const { conversationKey, input } = parseChatBody(request.body);
+        const { eventId } = await core.asyncRequests.submit({ accountId: currentAccount(request).accountId, agentId: request.params.agentId, conversationKey, input });
+        return reply.status(202).send({ eventId, statusUrl: statusUrl(request, eventId) });
+      },
+    );
+
+    scope.get<{ Params: { eventId: string } }>(
+      '/status/:eventId',
+      { schema: { params: { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', maxLength: 100 } } } } },
+      async (request) => core.asyncRequests.status(currentAccount(request).accountId, request.params.eventId),
+    );
+
+    scope.post<{ Params: { resultId: string }; Body: { status: 'completed'; response: Record<string, unknown> } | { status: 'failed'; error: string } }>(
+      '/async-tools/:resultId/complete',
+      {
+        schema: {
+          params: { type: 'object', required: ['resultId'], properties: { resultId: { type: 'string', maxLength: 100 } } },
+          body: completionBody,
+        },
+      },
+      async (request, reply) => {
+        const account = currentAccount(request);
+        const outcome = request.body.status === 'completed' ? { status: 'completed' as const, response: request.body.response } : { status: 'failed' as const, error: request.body.error };
+        const settled = await core.asyncSettlement.settle(request.params.resultId, outcome, 'endpoint', account.accountId);
+        if (settled.claimed && settled.group) core.continuations.dispatch(settled.group);
+        return reply.status(202).send({
+          resultId: settled.resultId,
+          status: settled.status,
+          continuation: settled.claimed ? 'accepted' : 'waiting_for_async_tools',
+          ...(settled.claimed ? {} : { pendingCount: settled.pendingCount }),
+        });
+      },
+    );
+  });
+}
