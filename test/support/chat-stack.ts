@@ -38,6 +38,7 @@ export interface ChatStack {
 export interface ChatStackOptions {
   enableDirectApi?: boolean;
   alphaApiKey?: string;
+  sameInvocationTimeoutMs?: number;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -58,6 +59,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       logger,
       toolEnvironment: { alphaBaseUrl: search.baseURL, alphaApiKey: options.alphaApiKey },
       modelMaxRetries: 0,
+      ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });
     const accountApp = buildAccountService({ core });
     const agentApp = buildAgentService({ core, enableDirectApi: options.enableDirectApi ?? true });

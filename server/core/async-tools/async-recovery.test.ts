@@ -1,0 +1,93 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { temporaryFolder } from '../../../test/support/temporary-folder.js';
+import { silentLogger } from '../logger.js';
+import { LowdbStorage } from '../storage/lowdb-storage.js';
+import type { EventRecord } from '../events/event.js';
+import { EventsRepository } from '../events/events-repository.js';
+import type { AsyncWorker } from '../events/async-worker.js';
+import { recoverAsyncWork } from './async-recovery.js';
+import { type AsyncTableRow, type AsyncToolResult, type DispatchGroup, groupKey } from './async-tool-result.js';
+import { AsyncToolResultsRepository } from './async-tool-results-repository.js';
+import { AsyncSettlement } from './async-settlement.js';
+import { ContinuationDispatcher } from './continuation-dispatcher.js';
+
+const now = '2026-01-01T00:00:00.000Z';
+const delivery = { transport: 'async' as const, eventId: 'evt_parent' };
+
+function row(groupId: string, index: number, execution: AsyncToolResult['execution'], status: AsyncToolResult['status']): AsyncToolResult {
+  return {
+    kind: 'result',
+    resultId: `res_${groupId}_${index}`,
+    groupId,
+    accountId: 'acc',
+    agentId: 'agent',
+    conversationKey: 'k',
+    turnId: 't',
+    toolCallId: `call-${index}`,
+    toolName: 'tool',
+    execution,
+    status,
+    delivery,
+    asyncResultEventId: 'evt_parent',
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+function group(groupId: string, resultIds: string[], overrides: Partial<DispatchGroup> = {}): DispatchGroup {
+  return { kind: 'group', groupId, accountId: 'acc', agentId: 'agent', conversationKey: 'k', turnId: 't', resultIds, sealed: true, settledCount: 0, delivery, createdAt: now, updatedAt: now, ...overrides };
+}
+
+describe('recoverAsyncWork', () => {
+  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+  beforeEach(async () => {
+    folder = await temporaryFolder();
+  });
+  afterEach(async () => {
+    await folder.remove();
+  });
+
+  it('fails orphaned same-invocation rows, resumes claimed and ready continuations, requeues and fails events', async () => {
+    const storage = new LowdbStorage(folder.path);
+    const repository = new AsyncToolResultsRepository(storage.table<AsyncTableRow>('async'));
+    const events = new EventsRepository(storage.table<EventRecord>('events'));
+    const settlement = new AsyncSettlement(repository);
+    const dispatched: string[] = [];
+    const dispatcher = new ContinuationDispatcher(silentLogger);
+    dispatcher.setDefault((dispatchedGroup) => dispatched.push(dispatchedGroup.groupId));
+    const requeued: string[] = [];
+    const worker = { enqueueEvent: (eventId: string) => requeued.push(eventId) } as unknown as AsyncWorker;
+
+    const inline = 'grp_aaaaaaaaaaaaaaaaaaaaaaaa';
+    await repository.write(inline, [
+      { type: 'put', key: `res_${inline}_0`, value: row(inline, 0, 'same-invocation', 'processing') },
+      { type: 'put', key: groupKey, value: group(inline, [], { sealed: false }) },
+    ]);
+    const claimed = 'grp_bbbbbbbbbbbbbbbbbbbbbbbb';
+    await repository.write(claimed, [
+      { type: 'put', key: `res_${claimed}_0`, value: row(claimed, 0, 'external-dispatch', 'completed') },
+      { type: 'put', key: groupKey, value: group(claimed, [`res_${claimed}_0`], { continuation: { continuationEventId: 'evt_c', state: 'claimed', claimedAt: now } }) },
+    ]);
+    const ready = 'grp_cccccccccccccccccccccccc';
+    await repository.write(ready, [
+      { type: 'put', key: `res_${ready}_0`, value: row(ready, 0, 'external-dispatch', 'failed') },
+      { type: 'put', key: groupKey, value: group(ready, [`res_${ready}_0`]) },
+    ]);
+    const waiting = 'grp_dddddddddddddddddddddddd';
+    await repository.write(waiting, [
+      { type: 'put', key: `res_${waiting}_0`, value: row(waiting, 0, 'external-dispatch', 'processing') },
+      { type: 'put', key: groupKey, value: group(waiting, [`res_${waiting}_0`]) },
+    ]);
+    const base = { accountId: 'acc', agentId: 'agent', conversationKey: 'k', transport: 'async' as const, createdAt: now, updatedAt: now };
+    await events.create({ ...base, eventId: 'evt_queued', status: 'queued', input: { kind: 'user', message: { role: 'user', content: 'x' } } });
+    await events.create({ ...base, eventId: 'evt_running', status: 'processing' });
+
+    const report = await recoverAsyncWork({ repository, settlement, dispatcher, events, worker, logger: silentLogger });
+    expect(report).toEqual({ sameInvocationFailed: 1, continuationsResumed: 2, eventsRequeued: 1, eventsFailed: 1 });
+    expect((await repository.result(inline, `res_${inline}_0`))?.value).toMatchObject({ status: 'failed', error: 'service restarted' });
+    expect(dispatched.sort()).toEqual([claimed, ready]);
+    expect((await repository.snapshot(ready)).group?.value.continuation?.state).toBe('claimed');
+    expect(requeued).toEqual(['evt_queued']);
+    expect(await events.get('evt_running')).toMatchObject({ status: 'failed', error: 'service restarted while this turn was running' });
+  });
+});
