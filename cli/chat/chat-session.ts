@@ -57,6 +57,7 @@ export class ChatSession {
   #snapshot: ChatSnapshot;
   readonly #listeners = new Set<() => void>();
   readonly #options: ChatSessionOptions;
+  readonly #abort = new AbortController();
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -71,6 +72,11 @@ export class ChatSession {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   };
+
+  /** Aborts an open stream (the user left); later sends fail at once. */
+  close(): void {
+    this.#abort.abort();
+  }
 
   get transcript(): ChatTranscript {
     return this.#snapshot.transcript;
@@ -118,7 +124,8 @@ export class ChatSession {
   async #stream(message: string | ToolApprovalMessage): Promise<void> {
     this.#update(startStream(this.transcript), true);
     try {
-      const chunks = await this.#options.source.open({ conversationKey: this.conversationKey, message });
+      this.#abort.signal.throwIfAborted();
+      const chunks = await this.#options.source.open({ conversationKey: this.conversationKey, message }, this.#abort.signal);
       for await (const chunk of chunks) {
         this.#update(applyChunk(this.transcript, chunk));
         this.#options.onChunk?.(chunk, this.transcript);

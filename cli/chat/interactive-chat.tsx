@@ -17,6 +17,8 @@ export async function runInteractiveChat(context: CliContext, options: { session
   // Approvals left pending in the history are answered at once under --approve-all/--deny-all.
   options.session.answerPendingApprovals().catch(() => {});
   await app.waitUntilExit();
+  // A reply still streaming would keep the process alive; the user has left.
+  options.session.close();
   // Ink leaves the cursor at the end of its last frame.
   context.stdout.write(`\nconversation: ${options.session.conversationKey} (continue with: harness chat ${options.agentId} --conversation ${options.session.conversationKey})\n`);
 }
