@@ -2,8 +2,12 @@ import { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
 import { accountCommand } from './commands/account.js';
 import { agentCommand } from './commands/agent.js';
+import { asyncCommand } from './commands/async.js';
 import { chatCommand } from './commands/chat.js';
+import { completeCommand } from './commands/complete.js';
+import { mockWorkerCommand } from './commands/mock-worker.js';
 import { serveCommand } from './commands/serve.js';
+import { statusCommand } from './commands/status.js';
 import { toolsCommand } from './commands/tools.js';
 
 /** Applies a setting to a command and every subcommand below it. */
@@ -26,6 +30,10 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(accountCommand(context))
     .addCommand(agentCommand(context))
     .addCommand(toolsCommand(context))
+    .addCommand(asyncCommand(context))
+    .addCommand(statusCommand(context))
+    .addCommand(completeCommand(context))
+    .addCommand(mockWorkerCommand(context))
     .addCommand(chatCommand(context));
 
   everyCommand(program, (command) => {
