@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { loadProfiles, type Profile, profilesPath, saveProfile } from '../cli/profiles.js';
 import { startFixtureModel } from '../fixtures/model-server/fixture-model-server.js';
 import { startFixtureSearch } from '../fixtures/search-server/fixture-search-server.js';
+import { startMockWorker } from '../mock-worker/mock-worker.js';
 import { serve } from '../server/serve.js';
 import { createProcessLogger } from '../server/process-logger.js';
 
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   const search = await startFixtureSearch({ apiKey: fixtureSearchKey, port: portFromEnvironment('FIXTURE_SEARCH_PORT', 4500) });
   process.env.ALPHA_BASE_URL ??= search.baseURL;
   process.env.ALPHA_API_KEY ??= fixtureSearchKey;
+  const worker = await startMockWorker({ port: portFromEnvironment('MOCK_WORKER_PORT', 4300), delayMs: 1000 });
+  process.env.MOCK_WORKER_URL ??= worker.dispatchUrl;
   const services = await serve({ logger });
   const profile = await demoAccount(services.accountUrl, services.agentUrl);
   const agent = await request(`${services.accountUrl}/accounts/me/agents/demo`, {
@@ -70,6 +73,28 @@ async function main(): Promise<void> {
     }),
   });
   if (agent.status >= 300) throw new Error(`Configuring the demo agent failed: ${JSON.stringify(agent.body)}`);
+  // external-dispatch: the mock worker completes each call at the agent service's own address
+  // with the demo account's secret (SSE refuses external-dispatch, so this one is for /async).
+  const dispatchAgent = await request(`${services.accountUrl}/accounts/me/agents/demo-dispatch`, {
+    method: 'PUT',
+    secret: profile.secret,
+    body: JSON.stringify({
+      config: {
+        system: 'You are the harness demo agent for external workers.',
+        provider: { openai: { apiKey: fixtureModelKey, baseURL: model.baseURL, model: 'fixture-model', api: 'responses' } },
+        tools: {
+          test_external_async: {
+            async: true,
+            execution: 'external-dispatch',
+            completionBaseUrl: services.agentUrl,
+            completionBearerToken: profile.secret,
+            workerUrl: worker.dispatchUrl,
+          },
+        },
+      },
+    }),
+  });
+  if (dispatchAgent.status >= 300) throw new Error(`Configuring the demo-dispatch agent failed: ${JSON.stringify(dispatchAgent.body)}`);
 
   const lines = [
     '',
@@ -78,11 +103,14 @@ async function main(): Promise<void> {
     `  agent service     ${services.agentUrl}`,
     `  fixture model     ${model.baseURL}`,
     `  fixture search    ${search.baseURL}`,
+    `  mock worker       ${worker.dispatchUrl}`,
     `  demo account      ${profile.username} (${profile.accountId}), saved as CLI profile "${demoProfileName}"`,
     `  demo secret       ${profile.secret}`,
     '',
     'Try next, in another terminal:',
-    `  npx harness --profile ${demoProfileName} agent get demo`,
+    `  npx harness --profile ${demoProfileName} chat demo`,
+    '    (type "search: otters" for a tool that asks for approval, "call test_async {}" for an async tool)',
+    `  npx harness --profile ${demoProfileName} async demo-dispatch -m 'call test_external_async {"task":"demo"}' --wait`,
     `  npx harness --profile ${demoProfileName} tools list demo`,
     '',
     'Ctrl-C stops everything.',
@@ -92,7 +120,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     process.stdout.write(`\n${signal} received, stopping...\n`);
     await services.close();
-    await Promise.all([model.close(), search.close()]);
+    await Promise.all([model.close(), search.close(), worker.close()]);
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
