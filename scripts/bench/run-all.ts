@@ -3,9 +3,13 @@
  * measured in the same run, also written as JSON to bench-report.json.
  */
 import { writeFile } from 'node:fs/promises';
+import { runAsyncBench } from './async.js';
 import { runStorageBench } from './storage.js';
+import { runTurnBench } from './turn.js';
 
 const report: Record<string, unknown> = { machine: { node: process.version, platform: process.platform }, startedAt: new Date().toISOString() };
 report.storage = await runStorageBench();
+report.turn = await runTurnBench();
+report.async = await runAsyncBench();
 await writeFile('bench-report.json', `${JSON.stringify(report, null, 2)}\n`);
 console.log('\nreport written to bench-report.json');

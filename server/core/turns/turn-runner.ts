@@ -228,9 +228,10 @@ export class TurnRunner {
       const { ready, announce } = prepare(state, turnId, timestamp);
       state.updatedAt = timestamp;
       // Approval answers are claimed on disk before any approved tool can run: that write is
-      // what makes a second answer a 409 and the tool run at most once. A user message is
-      // stored with the turn's first model pass instead, saving one fsync per turn.
-      const version = request.input?.kind === 'user' ? loaded.version : await this.save(state, loaded.version);
+      // what makes a second answer a 409 and the tool run at most once. A user message, or a
+      // continuation's injected results (re-injected by recovery if lost), is stored with the
+      // turn's first model pass instead, saving one fsync before the model call.
+      const version = request.input?.kind === 'approvals' ? await this.save(state, loaded.version) : loaded.version;
       const execution = new TurnExecution({ runner: this, request, agent, agentModel, tools, state, version, turnId, eventId, firstNewMessage, release, holder });
       const started = ready ? execution.run(announce ?? []) : execution.finishAwaitingApproval();
       if (request.settlesEvent) void started.result.then((result) => this.settleEvent(result)).catch(() => undefined);
