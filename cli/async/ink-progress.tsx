@@ -24,8 +24,8 @@ export function startInkProgress(stdout: NodeJS.WriteStream, eventId: string): P
     },
     stop() {
       clearInterval(timer);
-      // Rendering nothing erases the spinner line; the final answer is printed after it.
-      app.rerender(null);
+      // Erases the spinner line, so the final answer is printed where it stood.
+      app.clear();
       app.unmount();
     },
   };
