@@ -7,6 +7,8 @@ import { lockDataFolder } from './core/storage/data-folder-lock.js';
 import { LowdbStorage } from './core/storage/lowdb-storage.js';
 import { buildAccountService } from './http/account-service.js';
 import { buildAgentService } from './http/agent-service.js';
+import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
+import { startNatsTransport, type NatsTransport } from './nats/nats-transport.js';
 import { createProcessLogger } from './process-logger.js';
 import { readRuntimeSettings } from './runtime-settings.js';
 
@@ -18,6 +20,8 @@ export interface ServeOptions {
   stage?: string;
   /** The logger; `false` for none (tests). Default: JSON lines on stdout at `LOG_LEVEL` (info). */
   logger?: FastifyBaseLogger | false;
+  /** NATS as `readNatsSettings()` reads it from the environment, unless given here (tests, benchmarks). */
+  nats?: NatsSettings;
 }
 
 export interface RunningServices {
@@ -45,13 +49,17 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   const infrastructure = defineInfrastructure(settings.stage);
   await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
   const lock = await lockDataFolder(settings.dataDir);
+  let nats: NatsTransport | undefined;
   try {
     const secrets = await loadRuntimeSecrets(settings.dataDir);
     const storage = new LowdbStorage(`${settings.dataDir}/tables`);
     const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
     const core = createHarnessCore({ storage, infrastructure, secrets, logger });
-    const accountApp = buildAccountService({ core, logger: logger?.child({ service: 'account' }) });
-    const agentApp = buildAgentService({ core, logger: logger?.child({ service: 'agent' }), enableDirectApi: settings.enableDirectApi });
+    // Before core.start(): boot recovery may hand NATS continuations to the gateway.
+    const transport = await startNatsTransport({ settings: options.nats ?? readNatsSettings(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });
+    nats = transport;
+    const accountApp = buildAccountService({ core, logger: logger?.child({ service: 'account' }), natsCredentials: (accountId) => transport.credentials(accountId) });
+    const agentApp = buildAgentService({ core, logger: logger?.child({ service: 'agent' }), enableDirectApi: settings.enableDirectApi, natsState: () => transport.state() });
     const accountAddress = await accountApp.listen({ port: settings.accountPort, host: settings.host });
     const agentAddress = await agentApp.listen({ port: settings.agentPort, host: settings.host }).catch(async (error: unknown) => {
       await accountApp.close();
@@ -67,6 +75,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
       close: () => {
         closing ??= (async () => {
           await Promise.allSettled([accountApp.close(), agentApp.close()]);
+          await transport.close();
           await core.stop();
           await storage.close();
           await lock.release();
@@ -75,6 +84,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
       },
     };
   } catch (error) {
+    await nats?.close();
     await lock.release();
     throw error;
   }

@@ -4,11 +4,15 @@ import { type AppOptions, createApp } from './create-app.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAgentConfigRoutes } from './routes/agent-config-routes.js';
+import { registerCronJobRoutes } from './routes/cron-job-routes.js';
+import { registerNatsCredentialsRoutes, type NatsCredentialsProvider } from './routes/nats-credentials-routes.js';
 import { rootView } from './schemas.js';
 import { serviceVersion } from './version.js';
 
 export interface AccountServiceDependencies extends AppOptions {
   core: HarnessCore;
+  /** An account's NATS credentials (`GET /accounts/me/nats`); absent or undefined means NATS is disabled. */
+  natsCredentials?: NatsCredentialsProvider;
 }
 
 /** The account-management service ({account_url}): accounts, agent configs, cron jobs, admin. */
@@ -18,6 +22,8 @@ export function buildAccountService(dependencies: AccountServiceDependencies): F
   app.get('/', { schema: { response: { 200: rootView } } }, async () => ({ service: 'account', status: 'ok', version: serviceVersion, stage: core.infrastructure.stage }));
   registerAccountRoutes(app, core);
   registerAgentConfigRoutes(app, core);
+  registerCronJobRoutes(app, core);
   registerAdminRoutes(app, core);
+  registerNatsCredentialsRoutes(app, core, dependencies.natsCredentials);
   return app;
 }

@@ -3,6 +3,7 @@ import type { HarnessCore } from '../core/harness-core.js';
 import { type AppOptions, createApp } from './create-app.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
+import { registerWebhookRoutes } from './routes/webhook-routes.js';
 import { rootView } from './schemas.js';
 import { serviceVersion } from './version.js';
 
@@ -10,14 +11,23 @@ export interface AgentServiceDependencies extends AppOptions {
   core: HarnessCore;
   /** `ENABLE_DIRECT_API` (default true): false removes `POST /agents/{agentId}/chat`. */
   enableDirectApi?: boolean;
+  /** The NATS transport's state for `GET /` (contract §6); absent means NATS is disabled. */
+  natsState?: () => 'connected' | 'disconnected' | 'disabled';
 }
 
 /** The agent service ({agent_url}): turns, async API, completions, webhooks. */
 export function buildAgentService(dependencies: AgentServiceDependencies): FastifyInstance {
   const app = createApp(dependencies);
   const { core } = dependencies;
-  app.get('/', { schema: { response: { 200: rootView } } }, async () => ({ service: 'agent', status: 'ok', version: serviceVersion, stage: core.infrastructure.stage }));
+  app.get('/', { schema: { response: { 200: rootView } } }, async () => ({
+    service: 'agent',
+    status: 'ok',
+    version: serviceVersion,
+    stage: core.infrastructure.stage,
+    nats: dependencies.natsState?.() ?? 'disabled',
+  }));
   registerChatRoutes(app, core, { enableDirectApi: dependencies.enableDirectApi ?? true });
   registerAsyncRoutes(app, core);
+  registerWebhookRoutes(app, core);
   return app;
 }

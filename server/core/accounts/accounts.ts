@@ -9,8 +9,13 @@ export interface CreatedAccount extends AccountView {
   secret: string;
 }
 
+/** Told about each new account (the embedded nats-server adds its user); awaited, failures are the listener's to handle. */
+export type AccountCreatedListener = (account: AccountView) => Promise<void> | void;
+
 /** Account creation, lookup by bearer secret, and the admin's view. */
 export class Accounts {
+  private readonly createdListeners = new Set<AccountCreatedListener>();
+
   constructor(
     private readonly repository: AccountsRepository,
     private readonly adminSecret: string,
@@ -39,7 +44,16 @@ export class Accounts {
       if (error instanceof UsernameTakenError) throw new ConflictError(error.message);
       throw error;
     }
-    return { ...viewAccount(account), secret };
+    const view = viewAccount(account);
+    // Awaited, so a client that got its secret can use it at once (for example its NATS user).
+    await Promise.allSettled([...this.createdListeners].map(async (listener) => listener(view)));
+    return { ...view, secret };
+  }
+
+  /** Calls `listener` after each account is created; returns a function that removes it. */
+  onCreated(listener: AccountCreatedListener): () => void {
+    this.createdListeners.add(listener);
+    return () => this.createdListeners.delete(listener);
   }
 
   /** The account a bearer secret belongs to; 401 for anything else, disabled accounts included. */

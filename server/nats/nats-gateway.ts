@@ -1,0 +1,255 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { AccountRecord } from '../core/accounts/account.js';
+import type { DispatchGroup } from '../core/async-tools/async-tool-result.js';
+import { isValidConversationKey } from '../core/conversations/conversation.js';
+import { HarnessError, InvalidRequestError, UnauthorizedError } from '../core/errors.js';
+import type { HarnessCore } from '../core/harness-core.js';
+import type { Logger } from '../core/logger.js';
+import { parseChatBody } from '../core/turns/chat-body.js';
+import type { StartedTurn } from '../core/turns/turn-runner.js';
+import { isAccountInbox } from './account-nats-credentials.js';
+import type { NatsLink, NatsLinkState } from './nats-link.js';
+import { authorizationHeader, chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
+import { ChunkPublisher, defaultReplayRetention, ensureReplayStream, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
+
+/** What a NATS turn stores in its dispatch rows' delivery metadata, for the continuation. */
+export interface NatsReplyTarget {
+  replySubject: string;
+}
+
+export interface NatsGatewayOptions {
+  core: HarnessCore;
+  link: NatsLink;
+  logger: Logger;
+  retention?: ReplayRetention;
+  /** A replay answer ends after this long without a new chunk. Default 5 minutes. */
+  replayIdleTimeoutMilliseconds?: number;
+}
+
+/**
+ * The NATS chat transport (contract §5, §6): requests on `harness.v1.<accountId>.<agentId>.chat`
+ * and `.replay` (queue group `harness-gateway`), chunks on the request's reply subject, and
+ * continuations after async tools on the reply subject stored with the dispatch rows.
+ */
+export interface NatsGateway {
+  /** `connected` only once the subscriptions are in place on the current connection. */
+  state(): NatsLinkState;
+  /** Resolves once nothing waits to be published (tests, shutdown). */
+  idle(): Promise<void>;
+  /** Stops taking requests, ends open replays, and waits for queued chunks (bounded). */
+  close(): Promise<void>;
+}
+
+const closeWaitMilliseconds = 5_000;
+
+function bearerOf(message: Msg): string | undefined {
+  const header = message.headers?.get(authorizationHeader) ?? '';
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+}
+
+function errorCode(error: unknown): string {
+  return error instanceof HarnessError ? error.code : 'internal';
+}
+
+function errorText(error: unknown): string {
+  return error instanceof HarnessError ? error.message : 'The request failed inside the service; it has been logged.';
+}
+
+function jsonBody(message: Msg): unknown {
+  try {
+    return message.json();
+  } catch {
+    throw new InvalidRequestError('the request body must be JSON');
+  }
+}
+
+function parseReplayBody(body: unknown): { conversationKey: string; turnId?: string; afterSequence: number } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidRequestError('body must be {conversationKey, turnId?, afterSequence}');
+  const { conversationKey, turnId, afterSequence } = body as Record<string, unknown>;
+  if (typeof conversationKey !== 'string' || !isValidConversationKey(conversationKey)) throw new InvalidRequestError('conversationKey must be a string of 1-256 characters without control characters');
+  if (turnId !== undefined && (typeof turnId !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(turnId))) throw new InvalidRequestError('turnId must be a turn id such as turn_<uuid>');
+  const after = afterSequence ?? 0;
+  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) throw new InvalidRequestError('afterSequence must be a whole number >= 0');
+  return { conversationKey, ...(turnId === undefined ? {} : { turnId }), afterSequence: after };
+}
+
+export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
+  const { core, link, logger } = options;
+  const log = (level: 'info' | 'warn' | 'error' | 'debug', fields: Record<string, unknown>, message: string): void => logger[level]({ component: 'nats-gateway', ...fields }, message);
+  let readyOn: NatsConnection | undefined;
+  let closed = false;
+  const subscriptions: Subscription[] = [];
+  const replays = new Set<AbortController>();
+  const running = new Set<Promise<void>>();
+  const publisher = new ChunkPublisher({ connection: () => link.current(), ready: () => readyOn !== undefined && readyOn === link.current(), logger });
+
+  function track(work: Promise<void>): void {
+    running.add(work);
+    void work.finally(() => running.delete(work));
+  }
+
+  function refuse(replySubject: string, error: unknown): void {
+    publisher.publishUnstored(replySubject, { type: 'error', errorText: errorText(error) });
+    publisher.publishUnstored(replySubject, { type: 'finish', messageMetadata: { status: 'failed', error: { code: errorCode(error), message: errorText(error) } } });
+  }
+
+  /** The account of the bearer, which must be the account named in the subject. */
+  async function authenticate(message: Msg, subject: RequestSubject): Promise<AccountRecord> {
+    const account = await core.accounts.authenticate(bearerOf(message));
+    if (account.accountId !== subject.accountId) throw new UnauthorizedError('The bearer secret does not belong to the account named in the subject.');
+    return account;
+  }
+
+  async function pump(turn: StartedTurn, target: Omit<ChunkTarget, 'turnId'>): Promise<void> {
+    const reader = turn.stream.getReader();
+    const chunkTarget: ChunkTarget = { ...target, turnId: turn.turnId };
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      publisher.publish(chunkTarget, value);
+    }
+  }
+
+  async function handleChat(message: Msg, subject: RequestSubject, replySubject: string): Promise<void> {
+    let turn: StartedTurn;
+    let conversationKey: string;
+    try {
+      await authenticate(message, subject);
+      const parsed = parseChatBody(jsonBody(message));
+      conversationKey = parsed.conversationKey;
+      const replyTarget: NatsReplyTarget = { replySubject };
+      turn = await core.turns.start({
+        accountId: subject.accountId,
+        agentId: subject.agentId,
+        conversationKey,
+        input: parsed.input,
+        transport: 'nats',
+        approvalPolicy: 'ask',
+        replyTarget: { ...replyTarget },
+      });
+    } catch (error) {
+      if (!(error instanceof HarnessError)) log('error', { subject: message.subject, error: (error as Error).message }, 'a NATS chat request failed');
+      refuse(replySubject, error);
+      return;
+    }
+    log('debug', { accountId: subject.accountId, agentId: subject.agentId, turnId: turn.turnId }, 'NATS turn started');
+    await pump(turn, { replySubject, accountId: subject.accountId, agentId: subject.agentId, conversationKey });
+  }
+
+  async function handleReplay(message: Msg, subject: RequestSubject, replySubject: string): Promise<void> {
+    const connection = link.current();
+    if (connection === undefined) return;
+    let body: ReturnType<typeof parseReplayBody>;
+    try {
+      await authenticate(message, subject);
+      body = parseReplayBody(jsonBody(message));
+    } catch (error) {
+      refuse(replySubject, error);
+      return;
+    }
+    const abort = new AbortController();
+    replays.add(abort);
+    try {
+      await serveReplay({
+        connection,
+        request: { accountId: subject.accountId, agentId: subject.agentId, ...body },
+        send: (data, headers) => connection.publish(replySubject, data, { headers }),
+        idleTimeoutMilliseconds: options.replayIdleTimeoutMilliseconds ?? 5 * 60 * 1000,
+        signal: abort.signal,
+      });
+    } catch (error) {
+      log('warn', { accountId: subject.accountId, error: (error as Error).message }, 'a replay failed');
+      refuse(replySubject, error);
+    } finally {
+      replays.delete(abort);
+    }
+  }
+
+  function handle(message: Msg): void {
+    const subject = parseRequestSubject(message.subject);
+    const replySubject = message.reply;
+    if (subject === undefined || replySubject === undefined || replySubject === '') {
+      log('warn', { subject: message.subject }, 'dropped a NATS request without a valid subject or reply subject');
+      return;
+    }
+    // The server lets a client name any reply subject; answering outside the account's own
+    // inbox would let account A steer the service's chunks into account B's inbox.
+    if (!isAccountInbox(subject.accountId, replySubject)) {
+      log('warn', { accountId: subject.accountId, replySubject }, 'dropped a NATS request whose reply subject is outside the account inbox');
+      return;
+    }
+    const work = subject.kind === 'chat' ? handleChat(message, subject, replySubject) : handleReplay(message, subject, replySubject);
+    track(work.catch((error: unknown) => log('error', { subject: message.subject, error: (error as Error).message }, 'a NATS request failed')));
+  }
+
+  async function subscribe(connection: NatsConnection): Promise<void> {
+    if (closed) return;
+    await ensureReplayStream(connection, options.retention ?? defaultReplayRetention);
+    for (const wildcard of [chatRequestWildcard, replayRequestWildcard]) {
+      subscriptions.push(connection.subscribe(wildcard, { queue: gatewayQueueGroup, callback: (error, message) => (error ? log('warn', { error: error.message }, 'gateway subscription error') : handle(message)) }));
+    }
+    // The server has the subscriptions once a flush returns: only then is the gateway ready.
+    await connection.flush();
+    readyOn = connection;
+    log('info', {}, 'NATS gateway subscribed');
+    publisher.resume();
+  }
+
+  /** Dispatch group rule 3: the continuation streams to the subject stored with the rows. */
+  function runContinuation(group: DispatchGroup): void {
+    const replySubject = (group.delivery.replyTarget as Partial<NatsReplyTarget> | undefined)?.replySubject;
+    const work = (async () => {
+      const started = await core.turns.startContinuation(group);
+      if (typeof replySubject !== 'string' || !isAccountInbox(group.accountId, replySubject)) {
+        log('warn', { groupId: group.groupId }, 'a NATS continuation has no usable reply subject; it runs without a listener');
+        const reader = started.stream.getReader();
+        while (!(await reader.read()).done);
+        return;
+      }
+      await pump(started, { replySubject, accountId: group.accountId, agentId: group.agentId, conversationKey: group.conversationKey });
+    })();
+    track(
+      work.catch((error: unknown) => {
+        log('error', { groupId: group.groupId, error: (error as Error).message }, 'a NATS continuation failed to start');
+        if (typeof replySubject === 'string' && isAccountInbox(group.accountId, replySubject)) refuse(replySubject, error);
+      }),
+    );
+  }
+
+  core.continuations.register('nats', runContinuation);
+  const stopConnected = link.onConnected((connection) =>
+    subscribe(connection).catch((error: unknown) => log('error', { error: (error as Error).message }, 'the NATS gateway could not subscribe; it tries again on the next connection')),
+  );
+  const stopStateChange = link.onStateChange((state) => {
+    if (state === 'connected') publisher.resume();
+  });
+
+  return {
+    state(): NatsLinkState {
+      const linkState = link.state();
+      if (linkState !== 'connected') return linkState;
+      const current = link.current();
+      return current !== undefined && current === readyOn ? 'connected' : 'disconnected';
+    },
+    idle: async () => {
+      while (running.size > 0) await Promise.allSettled([...running]);
+      await publisher.idle();
+    },
+    async close(): Promise<void> {
+      closed = true;
+      stopConnected();
+      for (const subscription of subscriptions.splice(0)) subscription.unsubscribe();
+      for (const abort of replays) abort.abort();
+      // Turns that are running still finish into the conversation; their chunks get a
+      // bounded chance to reach NATS before the link is drained.
+      const settled = (async () => {
+        while (running.size > 0) await Promise.allSettled([...running]);
+        await publisher.idle();
+      })();
+      await Promise.race([settled, sleep(closeWaitMilliseconds, undefined, { ref: false })]);
+      stopStateChange();
+      readyOn = undefined;
+    },
+  };
+}

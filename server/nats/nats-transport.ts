@@ -1,0 +1,141 @@
+import { hkdfSync } from 'node:crypto';
+import type { HarnessCore } from '../core/harness-core.js';
+import type { Logger } from '../core/logger.js';
+import { accountNatsCredentials } from './account-nats-credentials.js';
+import { createNatsGateway, type NatsGateway } from './nats-gateway.js';
+import { createNatsLink, type NatsLink, type NatsLinkState } from './nats-link.js';
+import { NatsServerBinaryMissingError } from './nats-server-binary.js';
+import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
+import type { NatsSettings } from './nats-settings.js';
+import type { ReplayRetention } from './stream-replay.js';
+
+/** What `GET /accounts/me/nats` hands an account: everything a client needs to chat over NATS. */
+export interface NatsCredentialsView {
+  /** The TCP URL (`nats://`), when the service knows one. */
+  url: string | null;
+  /** The WebSocket URL (`ws://`), what a browser (and `harness chat --transport nats`) uses. */
+  websocketUrl: string | null;
+  user: string;
+  password: string;
+  /** Pass as the client's `inboxPrefix`: the account may only subscribe below it. */
+  inboxPrefix: string;
+  /** `harness.v1.<accountId>.{agentId}.chat`: replace `{agentId}`. */
+  chatSubject: string;
+  /** `harness.v1.<accountId>.{agentId}.replay`: replace `{agentId}`. */
+  replaySubject: string;
+  /** `_INBOX.<accountId>.>`: where replies must go. */
+  replySubject: string;
+}
+
+/** The running NATS transport: its state for `GET /`, credentials for accounts, and shutdown. */
+export interface NatsTransport {
+  state(): NatsLinkState;
+  /** Undefined when NATS is disabled. */
+  credentials(accountId: string): NatsCredentialsView | undefined;
+  /** The embedded server, when the service started one. */
+  server?: EmbeddedNatsServer;
+  gateway?: NatsGateway;
+  close(): Promise<void>;
+}
+
+export interface StartNatsTransportOptions {
+  settings: NatsSettings;
+  core: HarnessCore;
+  dataDir: string;
+  /** The runtime admin secret: the NATS stage secret and service password are derived from it. */
+  adminSecret: string;
+  logger: Logger;
+  retention?: ReplayRetention;
+  replayIdleTimeoutMilliseconds?: number;
+}
+
+/** A secret for one NATS purpose, derived from the admin secret with HKDF-SHA256: nothing more to store. */
+export function deriveNatsSecret(adminSecret: string, purpose: 'stage-secret' | 'service-password'): string {
+  return Buffer.from(hkdfSync('sha256', adminSecret, 'harness-nats-v1', purpose, 32)).toString('base64url');
+}
+
+function disabledTransport(): NatsTransport {
+  return { state: () => 'disabled', credentials: () => undefined, close: async () => undefined };
+}
+
+/**
+ * Starts NATS as `readNatsSettings()` says: nothing (disabled), the embedded nats-server with a
+ * user per account, or a connection to an outside server; then the gateway on top. A NATS
+ * that is unreachable never fails this: the link keeps trying in the background. Only an
+ * embedded server that was required explicitly (`ENABLE_WEBSOCKET=true`) and cannot start
+ * throws.
+ */
+export async function startNatsTransport(options: StartNatsTransportOptions): Promise<NatsTransport> {
+  const { settings, core, logger } = options;
+  if (settings.mode === 'disabled') return disabledTransport();
+  const stageSecret = deriveNatsSecret(options.adminSecret, 'stage-secret');
+  let server: EmbeddedNatsServer | undefined;
+  let link: NatsLink;
+  let stopObserving = (): void => undefined;
+  if (settings.mode === 'embedded') {
+    const accounts = new Set((await core.accounts.list()).map((account) => account.accountId));
+    try {
+      server = await startNatsServer({
+        dataDir: options.dataDir,
+        serviceToken: settings.serviceToken ?? deriveNatsSecret(options.adminSecret, 'service-password'),
+        accounts: [...accounts],
+        stageSecret,
+        logger,
+      });
+    } catch (error) {
+      if (settings.required) throw error;
+      if (error instanceof NatsServerBinaryMissingError) logger.warn({ component: 'nats' }, `NATS is disabled: ${error.message}`);
+      else logger.error({ component: 'nats', error: (error as Error).message }, 'nats-server did not start; NATS is disabled');
+      return disabledTransport();
+    }
+    const embedded = server;
+    stopObserving = core.accounts.onCreated(async (account) => {
+      accounts.add(account.accountId);
+      await embedded.setAccounts([...accounts]).catch((error: unknown) => logger.error({ component: 'nats', error: (error as Error).message }, 'nats-server did not take the new account'));
+    });
+    link = createNatsLink({ url: embedded.url, ...embedded.serviceCredentials, name: 'harness-gateway', logger });
+  } else {
+    link = createNatsLink({
+      url: settings.url,
+      ...(settings.token === undefined ? {} : { token: settings.token }),
+      ...(settings.user === undefined ? {} : { user: settings.user, password: settings.password ?? '' }),
+      name: 'harness-gateway',
+      logger,
+    });
+  }
+  const gateway = createNatsGateway({ core, link, logger, retention: options.retention, replayIdleTimeoutMilliseconds: options.replayIdleTimeoutMilliseconds });
+  link.start();
+  const urls =
+    server !== undefined
+      ? { url: server.url, websocketUrl: server.websocketUrl }
+      : settings.mode === 'external' && settings.transport === 'websocket'
+        ? { url: null, websocketUrl: settings.url }
+        : { url: settings.mode === 'external' ? settings.url : null, websocketUrl: null };
+  let closing: Promise<void> | undefined;
+  return {
+    state: () => gateway.state(),
+    credentials(accountId: string): NatsCredentialsView {
+      const credentials = accountNatsCredentials(stageSecret, accountId);
+      return {
+        ...urls,
+        user: credentials.user,
+        password: credentials.password,
+        inboxPrefix: credentials.inboxPrefix,
+        chatSubject: `${credentials.subjectPrefix}.{agentId}.chat`,
+        replaySubject: `${credentials.subjectPrefix}.{agentId}.replay`,
+        replySubject: `${credentials.inboxPrefix}.>`,
+      };
+    },
+    ...(server === undefined ? {} : { server }),
+    gateway,
+    close: () => {
+      closing ??= (async () => {
+        stopObserving();
+        await gateway.close();
+        await link.close();
+        await server?.stop();
+      })();
+      return closing;
+    },
+  };
+}
