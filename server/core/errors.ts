@@ -75,3 +75,10 @@ export class VersionConflictError extends HarnessError {
     super('conflict', 409, `${what} was changed concurrently; retry the request.`);
   }
 }
+
+/** A body or a message larger than a configured limit. */
+export class PayloadTooLargeError extends HarnessError {
+  constructor(message: string) {
+    super('payload_too_large', 413, message);
+  }
+}

@@ -1,6 +1,7 @@
 import { createHarnessCore, type HarnessCore } from '../../server/core/harness-core.js';
 import { defineInfrastructure } from '../../server/core/infrastructure.js';
 import type { Logger } from '../../server/core/logger.js';
+import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
 import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
 import { buildAgentService } from '../../server/http/agent-service.js';
@@ -39,6 +40,7 @@ export interface ChatStackOptions {
   enableDirectApi?: boolean;
   alphaApiKey?: string;
   sameInvocationTimeoutMs?: number;
+  limits?: Partial<ServiceLimits>;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -59,6 +61,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       logger,
       toolEnvironment: { alphaBaseUrl: search.baseURL, alphaApiKey: options.alphaApiKey },
       modelMaxRetries: 0,
+      limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });
     const accountApp = buildAccountService({ core });

@@ -6,6 +6,7 @@ import { InvalidRequestError } from '../errors.js';
 import type { ToolContext } from './tool-context.js';
 import { toolFactories } from './tool-factories.js';
 import { withToolLogging } from './tool-logging.js';
+import { withOutputLimit } from './tool-output-limit.js';
 
 /** Wraps a local `async: true` tool (spec rule 7); supplied by the async coordinator. */
 export type AsyncToolWrapper = (name: string, tool: Tool, toolConfig: Record<string, unknown>) => Tool;
@@ -23,6 +24,8 @@ export interface ToolSource {
 export interface BuildToolsOptions {
   wrapAsync?: AsyncToolWrapper;
   sources?: ToolSource[];
+  /** Bytes of one tool output handed to the model (larger outputs become an error with a preview). */
+  maxToolOutputBytes?: number;
 }
 
 /** Whether a tool config enables its tool: present means enabled unless `enabled: false` (contract §4). */
@@ -59,6 +62,7 @@ export async function buildTools(config: AgentConfig, context: ToolContext, opti
         }
       }
       if (toolConfig.needsApproval === true) current = { ...current, needsApproval: true } as Tool;
+      if (options.maxToolOutputBytes) current = withOutputLimit(toolName, current, options.maxToolOutputBytes);
       tools[toolName] = withToolLogging(toolName, current, context.logger, logContext);
     }
   }
@@ -66,7 +70,8 @@ export async function buildTools(config: AgentConfig, context: ToolContext, opti
     const built = await source.build(config, context);
     for (const [toolName, sourceTool] of Object.entries(built)) {
       if (Object.hasOwn(tools, toolName)) throw new InvalidRequestError(`${source.name} defines the tool ${toolName}, which another tool already uses`);
-      tools[toolName] = withToolLogging(toolName, sourceTool, context.logger, logContext);
+      const limited = options.maxToolOutputBytes ? withOutputLimit(toolName, sourceTool, options.maxToolOutputBytes) : sourceTool;
+      tools[toolName] = withToolLogging(toolName, limited, context.logger, logContext);
     }
   }
   return tools;

@@ -9,7 +9,7 @@ import type { AsyncSettlement } from '../async-tools/async-settlement.js';
 import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
 import { pendingApprovals, type ApprovalRecord, type ConversationState, type PendingApprovalView } from '../conversations/conversation.js';
 import type { ConversationsRepository } from '../conversations/conversations-repository.js';
-import { InvalidRequestError, VersionConflictError } from '../errors.js';
+import { ConflictError, InvalidRequestError, PayloadTooLargeError, RateLimitedError, VersionConflictError } from '../errors.js';
 import type { PendingAsyncToolView } from '../events/event.js';
 import type { EventsRepository } from '../events/events-repository.js';
 import type { Logger } from '../logger.js';
@@ -98,6 +98,25 @@ export interface TurnRunnerOptions {
   defaultMaxSteps?: number;
   /** Retries of a failed model call (the AI SDK's `maxRetries`, default 2). */
   modelMaxRetries?: number;
+  limits?: TurnLimits;
+}
+
+/** The limits a turn enforces (see `server/core/limits/service-limits.ts`). */
+export interface TurnLimits {
+  maxConcurrentTurnsPerAccount: number;
+  maxMessageCharacters: number;
+  maxConversationMessages: number;
+  maxToolOutputBytes: number;
+}
+
+/** Transports where a person waits on the turn: these count against concurrent turns. */
+const interactiveTransports = new Set<TransportKind>(['sse', 'json', 'nats']);
+
+function messageCharacters(input: TurnInput | undefined): number {
+  if (input?.kind !== 'user') return 0;
+  const content = input.message.content;
+  if (typeof content === 'string') return content.length;
+  return content.reduce((total, part) => total + (part.type === 'text' ? part.text.length : 0), 0);
 }
 
 const defaultDenialReason = (toolName: string) => `${toolName} needs an approval, and approvals cannot be given here.`;
@@ -131,6 +150,7 @@ interface PassHolder {
  */
 export class TurnRunner {
   private readonly locks = new KeyedMutex();
+  private readonly activeTurns = new Map<string, number>();
   readonly now: () => Date;
 
   constructor(readonly options: TurnRunnerOptions) {
@@ -138,7 +158,18 @@ export class TurnRunner {
   }
 
   /** A turn for a user message or approval answers. */
+  /** Refuse input over the size limit (413), before anything is queued or stored. */
+  checkInput(input: TurnInput | undefined): void {
+    const limits = this.options.limits;
+    const characters = messageCharacters(input);
+    if (limits && characters > limits.maxMessageCharacters) {
+      throw new PayloadTooLargeError(`message has ${characters} characters; the limit is ${limits.maxMessageCharacters}`);
+    }
+  }
+
   async start(request: TurnRequest): Promise<StartedTurn> {
+    const limits = this.options.limits;
+    this.checkInput(request.input);
     const agent = await this.options.agents.load(request.accountId, request.agentId);
     if (request.transport === 'sse') {
       const tool = usesExternalDispatch(agent);
@@ -148,7 +179,27 @@ export class TurnRunner {
         );
       }
     }
-    return this.begin(agent, request, (state, turnId, timestamp) => this.applyInput(state, request, turnId, timestamp));
+    if (!limits || !interactiveTransports.has(request.transport)) {
+      return this.begin(agent, request, (state, turnId, timestamp) => this.applyInput(state, request, turnId, timestamp));
+    }
+    const active = this.activeTurns.get(request.accountId) ?? 0;
+    if (active >= limits.maxConcurrentTurnsPerAccount) {
+      throw new RateLimitedError(`This account already has ${active} turns running; the limit is ${limits.maxConcurrentTurnsPerAccount}.`, 1);
+    }
+    this.activeTurns.set(request.accountId, active + 1);
+    const finished = () => {
+      const remaining = (this.activeTurns.get(request.accountId) ?? 1) - 1;
+      if (remaining > 0) this.activeTurns.set(request.accountId, remaining);
+      else this.activeTurns.delete(request.accountId);
+    };
+    try {
+      const started = await this.begin(agent, request, (state, turnId, timestamp) => this.applyInput(state, request, turnId, timestamp));
+      void started.result.finally(finished);
+      return started;
+    } catch (error) {
+      finished();
+      throw error;
+    }
   }
 
   /**
@@ -219,10 +270,18 @@ export class TurnRunner {
         },
       }) as Tool;
       // Built before anything is stored: a config that cannot build tools changes nothing.
-      const tools = await buildTools(agent.config, toolContext, { ...this.options.toolOptions?.(toolContext), wrapAsync });
+      const tools = await buildTools(agent.config, toolContext, {
+        ...this.options.toolOptions?.(toolContext),
+        wrapAsync,
+        ...(this.options.limits ? { maxToolOutputBytes: this.options.limits.maxToolOutputBytes } : {}),
+      });
       const timestamp = this.now().toISOString();
       const loaded = await this.options.conversations.load(request.accountId, request.agentId, request.conversationKey, timestamp);
       const state = loaded.state;
+      const maxMessages = this.options.limits?.maxConversationMessages;
+      if (maxMessages !== undefined && request.input && state.messages.length >= maxMessages) {
+        throw new ConflictError(`Conversation "${request.conversationKey}" has reached the limit of ${maxMessages} messages; continue in a new conversationKey.`);
+      }
       const firstNewMessage = state.messages.length;
       closeInterruptedApprovals(state, turnId, timestamp);
       const { ready, announce } = prepare(state, turnId, timestamp);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { parseChatBody } from '../../core/turns/chat-body.js';
 import { currentAccount, requireAccount } from '../authentication.js';
+import { accountRateLimit } from '../rate-limit.js';
 import { agentIdParams } from '../schemas.js';
 
 /** The absolute status URL of an event, on the address the client used to reach us. */
@@ -29,9 +30,10 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
   requireAccount(app, core, (scope) => {
     scope.post<{ Params: { agentId: string }; Body: unknown }>(
       '/agents/:agentId/async',
-      { schema: { params: agentIdParams, body: { type: 'object' } } },
+      { schema: { params: agentIdParams, body: { type: 'object' } }, preHandler: accountRateLimit(core.rateLimiters.turns, 'turns') },
       async (request, reply) => {
         const { conversationKey, input } = parseChatBody(request.body);
+        core.turns.checkInput(input);
         const { eventId } = await core.asyncRequests.submit({ accountId: currentAccount(request).accountId, agentId: request.params.agentId, conversationKey, input });
         return reply.status(202).send({ eventId, statusUrl: statusUrl(request, eventId) });
       },
@@ -50,6 +52,7 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
           params: { type: 'object', required: ['resultId'], properties: { resultId: { type: 'string', maxLength: 100 } } },
           body: completionBody,
         },
+        preHandler: accountRateLimit(core.rateLimiters.completions, 'completion calls'),
       },
       async (request, reply) => {
         const account = currentAccount(request);

@@ -6,6 +6,7 @@ import { parseChatBody } from '../../core/turns/chat-body.js';
 import type { TurnResult } from '../../core/turns/turn-runner.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorBody } from '../error-handler.js';
+import { accountRateLimit } from '../rate-limit.js';
 import { agentIdParams } from '../schemas.js';
 import { statusUrl } from './async-routes.js';
 import { drain, peekStream, writeUiMessageSse } from '../ui-message-sse.js';
@@ -42,7 +43,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
     if (options.enableDirectApi) {
       scope.post<{ Params: AgentParams; Body: unknown }>(
         '/agents/:agentId/chat',
-        { schema: { params: agentIdParams, body: { type: 'object' } } },
+        { schema: { params: agentIdParams, body: { type: 'object' } }, preHandler: accountRateLimit(core.rateLimiters.turns, 'turns') },
         async (request, reply) => {
           const account = currentAccount(request);
           const { conversationKey, input } = parseChatBody(request.body);
