@@ -21,6 +21,8 @@ import type { RuntimeSecrets } from './secrets/runtime-secrets.js';
 import type { Storage } from './storage/table-store.js';
 import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.js';
 import { TurnRunner } from './turns/turn-runner.js';
+import { RateLimiter } from './limits/rate-limiter.js';
+import { limitsFromEnvironment, type ServiceLimits } from './limits/service-limits.js';
 
 export interface HarnessCoreOptions {
   storage: Storage;
@@ -32,6 +34,8 @@ export interface HarnessCoreOptions {
   toolEnvironment?: ToolEnvironment;
   /** Retries of a failed model call (default 2; tests use 0). */
   modelMaxRetries?: number;
+  /** Rate limits and size limits; default: `HARNESS_LIMIT_*` over the defaults. */
+  limits?: ServiceLimits;
   /** Concurrent jobs of the async worker (default 4). */
   asyncWorkerConcurrency?: number;
   /** Bound on same-invocation async work in one turn (default 5 minutes). */
@@ -44,6 +48,9 @@ export interface HarnessCoreOptions {
  */
 export interface HarnessCore {
   infrastructure: InfrastructureDefinition;
+  limits: ServiceLimits;
+  /** Per-account request budgets of the agent service: turns, completions, webhooks. */
+  rateLimiters: { turns: RateLimiter; completions: RateLimiter; webhooks: RateLimiter };
   logger: Logger;
   accounts: Accounts;
   agents: Agents;
@@ -63,6 +70,12 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const now = options.now ?? (() => new Date());
   const { tables } = options.infrastructure;
   const logger = options.logger ?? silentLogger;
+  const limits = options.limits ?? limitsFromEnvironment();
+  const rateLimiters = {
+    turns: new RateLimiter(limits.turnRequestsPerMinute),
+    completions: new RateLimiter(limits.completionRequestsPerMinute),
+    webhooks: new RateLimiter(limits.webhookRequestsPerMinute),
+  };
   const cipher = new ConfigCipher(options.secrets.configEncryptionSecret);
   const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now);
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
@@ -78,6 +91,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     now,
     toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom(),
     modelMaxRetries: options.modelMaxRetries,
+    limits,
     asyncTools: { repository: asyncRepository, settlement: asyncSettlement, events, dispatcher: continuations, sameInvocationTimeoutMs: options.sameInvocationTimeoutMs },
   });
   const asyncWorker = new AsyncWorker(turns, events, logger, options.asyncWorkerConcurrency ?? 4);
@@ -85,6 +99,8 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const asyncRequests = new AsyncRequests(agents, events, asyncWorker, now);
   return {
     infrastructure: options.infrastructure,
+    limits,
+    rateLimiters,
     logger,
     accounts,
     agents,
