@@ -11,7 +11,7 @@ import type { StartedTurn } from '../core/turns/turn-runner.js';
 import { isAccountInbox } from './account-nats-credentials.js';
 import type { NatsLink, NatsLinkState } from './nats-link.js';
 import { authorizationHeader, chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
-import { ChunkPublisher, defaultReplayRetention, ensureReplayStream, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
+import { ChunkPublisher, defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
 
 /** What a NATS turn stores in its dispatch rows' delivery metadata, for the continuation. */
 export interface NatsReplyTarget {
@@ -146,6 +146,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
       body = parseReplayBody(jsonBody(message));
     } catch (error) {
       refuse(replySubject, error);
+      connection.publish(replySubject, '', { headers: replayEndHeaders(0) });
       return;
     }
     const abort = new AbortController();
@@ -161,6 +162,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     } catch (error) {
       log('warn', { accountId: subject.accountId, error: (error as Error).message }, 'a replay failed');
       refuse(replySubject, error);
+      connection.publish(replySubject, '', { headers: replayEndHeaders(body.afterSequence) });
     } finally {
       replays.delete(abort);
     }

@@ -220,6 +220,13 @@ export function chunkHeaders(sequence: number | undefined, turnId: string): MsgH
   return headers;
 }
 
+/** The headers of the empty message that ends a replay answer. */
+export function replayEndHeaders(lastSequence: number): MsgHdrs {
+  const headers = natsHeaders();
+  headers.set(replayEndHeader, String(lastSequence));
+  return headers;
+}
+
 /** A replay request (body of `harness.v1.<accountId>.<agentId>.replay`). */
 export interface ReplayRequest {
   accountId: string;
@@ -261,11 +268,7 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
   const base = conversationReplaySubject(request.accountId, request.agentId, request.conversationKey);
   const filter = request.turnId === undefined ? `${base}.*` : turnReplaySubject(request.accountId, request.agentId, request.conversationKey, request.turnId);
   let lastSequence = request.afterSequence;
-  const end = (): void => {
-    const headers = natsHeaders();
-    headers.set(replayEndHeader, String(lastSequence));
-    options.send('', headers);
-  };
+  const end = (): void => options.send('', replayEndHeaders(lastSequence));
   const consumer = await jetstream(connection).consumers.get(replayStreamName, {
     filter_subjects: filter,
     opt_start_seq: request.afterSequence + 1,
