@@ -8,7 +8,7 @@ describe('limits', () => {
     stack = undefined;
   });
 
-  async function agentStack(limits: Parameters<typeof startChatStack>[0]['limits']) {
+  async function agentStack(limits: NonNullable<Parameters<typeof startChatStack>[0]>['limits']) {
     stack = await startChatStack({ limits });
     const account = await stack.createAccount('limited');
     await stack.putAgent(account.secret, 'agent', { provider: stack.provider(), tools: { test_async: { durationMs: 1 } } });
