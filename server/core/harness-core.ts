@@ -10,6 +10,8 @@ import { AsyncSettlement } from './async-tools/async-settlement.js';
 import { ContinuationDispatcher } from './async-tools/continuation-dispatcher.js';
 import type { ConversationState } from './conversations/conversation.js';
 import { ConversationsRepository } from './conversations/conversations-repository.js';
+import type { CronTableRow } from './cron-jobs/cron-job.js';
+import { asyncTurnLauncher, CronJobs, CronJobsRepository, CronScheduler, type CronRunLauncher, type SchedulerClock, systemClock } from './cron-jobs/index.js';
 import { AsyncRequests } from './events/async-requests.js';
 import { AsyncWorker } from './events/async-worker.js';
 import type { EventRecord } from './events/event.js';
@@ -40,6 +42,10 @@ export interface HarnessCoreOptions {
   asyncWorkerConcurrency?: number;
   /** Bound on same-invocation async work in one turn (default 5 minutes). */
   sameInvocationTimeoutMs?: number;
+  /** The cron scheduler's clock (default: the real one); tests move time by hand. */
+  cronClock?: SchedulerClock;
+  /** Wraps how cron runs start (tests simulate a crash between claiming a slot and submitting). */
+  wrapCronLauncher?: (launcher: CronRunLauncher) => CronRunLauncher;
 }
 
 /**
@@ -60,7 +66,9 @@ export interface HarnessCore {
   continuations: ContinuationDispatcher;
   asyncRequests: AsyncRequests;
   asyncWorker: AsyncWorker;
-  /** Recover unfinished async work from storage; call once the service is ready. */
+  cronJobs: CronJobs;
+  cronScheduler: CronScheduler;
+  /** Recover unfinished async work from storage, then start the cron scheduler; call once the service is ready. */
   start(): Promise<RecoveryReport>;
   /** Take no new background work and wait for what runs. */
   stop(): Promise<void>;
@@ -97,6 +105,12 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const asyncWorker = new AsyncWorker(turns, events, logger, options.asyncWorkerConcurrency ?? 4);
   continuations.setDefault((group) => asyncWorker.enqueueContinuation(group));
   const asyncRequests = new AsyncRequests(agents, events, asyncWorker, now);
+  const cronClock = options.cronClock ?? systemClock(now);
+  const cronRepository = new CronJobsRepository(options.storage.table<CronTableRow>(tables.cronJobs));
+  const cronLauncher = asyncTurnLauncher(asyncRequests, events);
+  const cronScheduler = new CronScheduler({ repository: cronRepository, launcher: options.wrapCronLauncher?.(cronLauncher) ?? cronLauncher, clock: cronClock, logger });
+  const cronJobs = new CronJobs({ repository: cronRepository, agents, scheduler: cronScheduler, now: () => cronClock.now() });
+  agents.addDeletionGuard((accountId, agentId) => cronJobs.agentDeletionRefusal(accountId, agentId));
   return {
     infrastructure: options.infrastructure,
     limits,
@@ -110,7 +124,17 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     continuations,
     asyncRequests,
     asyncWorker,
-    start: () => recoverAsyncWork({ repository: asyncRepository, settlement: asyncSettlement, dispatcher: continuations, events, worker: asyncWorker, logger }),
-    stop: () => asyncWorker.stop(),
+    cronJobs,
+    cronScheduler,
+    start: async () => {
+      const report = await recoverAsyncWork({ repository: asyncRepository, settlement: asyncSettlement, dispatcher: continuations, events, worker: asyncWorker, logger });
+      // After recovery: runs it put back on the queue are found by the scheduler, not resubmitted.
+      await cronScheduler.start();
+      return report;
+    },
+    stop: async () => {
+      await cronScheduler.stop();
+      await asyncWorker.stop();
+    },
   };
 }

@@ -29,9 +29,13 @@ export class AsyncRequests {
   ) {}
 
   /** Stores the request as `queued` (durable before the 202), then hands it to the worker. */
-  async submit(request: { accountId: string; agentId: string; conversationKey: string; input: TurnInput; transport?: TransportKind }): Promise<{ eventId: string }> {
+  /**
+   * `eventId` may be chosen by the caller (a cron fire picks it when claiming its slot); a
+   * second submit with it throws `ConditionFailedError` and starts nothing.
+   */
+  async submit(request: { accountId: string; agentId: string; conversationKey: string; input: TurnInput; transport?: TransportKind; eventId?: string }): Promise<{ eventId: string }> {
     await this.agents.load(request.accountId, request.agentId);
-    const eventId = `evt_${randomUUID()}`;
+    const eventId = request.eventId ?? `evt_${randomUUID()}`;
     const timestamp = this.now().toISOString();
     await this.events.create({
       eventId,

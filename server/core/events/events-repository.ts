@@ -5,7 +5,15 @@ const eventKey = 'event';
 
 /** Event status rows, one partition per event. */
 export class EventsRepository {
+  private readonly statusListeners = new Set<(event: EventRecord) => void>();
+
   constructor(private readonly table: TableStore<EventRecord>) {}
+
+  /** Observe every status change written through `update` (cron runs learn their outcome so). Returns the unsubscribe function. */
+  onStatusChange(listener: (event: EventRecord) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
 
   async get(eventId: string): Promise<EventRecord | undefined> {
     return (await this.table.get(eventId, eventKey))?.value;
@@ -36,6 +44,7 @@ export class EventsRepository {
       if (!next) return current.value;
       try {
         await this.table.write(eventId, [{ type: 'put', key: eventKey, value: next, expectedVersion: current.version }]);
+        if (next.status !== current.value.status) for (const listener of this.statusListeners) listener(next);
         return next;
       } catch (error) {
         if (!(error instanceof ConditionFailedError)) throw error;

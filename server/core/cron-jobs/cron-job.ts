@@ -1,0 +1,95 @@
+/**
+ * Cron jobs as stored and as shown. A job and its run history live in the account's
+ * partition of the cron-jobs table, so claiming a slot (the job row) and recording its run
+ * (the runs row) is one atomic, conditional batch.
+ */
+export type CronJobStatus = 'active' | 'paused' | 'completed';
+
+/** `starting`: the slot is claimed and the run's event id chosen, but the run is not known to be submitted yet. */
+export type CronRunStatus = 'starting' | 'running' | 'completed' | 'failed';
+
+export interface CronJobRecord {
+  kind: 'job';
+  cronJobId: string;
+  accountId: string;
+  name: string;
+  agentId: string;
+  conversationKey: string;
+  prompt: string;
+  scheduleExpression: string;
+  timezone: string;
+  status: CronJobStatus;
+  /** The slot the scheduler fires next (ISO); null when paused, completed or nothing is left. */
+  nextRunAt: string | null;
+  /** When the newest run started. */
+  lastRunAt: string | null;
+  lastRunStatus: CronRunStatus | null;
+  /** Where `rate()` counts from: creation, resume, or a change of expression. */
+  anchorAt: string;
+  /** The newest slot a scheduler claimed; a slot at or before it never fires again. */
+  lastFiredSlot: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CronRun {
+  runId: string;
+  /** Chosen when the slot is claimed, before submitting, so a retry after a crash reuses it. */
+  eventId: string;
+  scheduledFor: string;
+  startedAt: string;
+  finishedAt: string | null;
+  status: CronRunStatus;
+  error?: string;
+  /** Set on the one run that stands for slots missed while no scheduler ran. */
+  catchUp?: { missedSlots: number; lastMissedSlot: string };
+}
+
+/** The bounded run history of one job, newest first. */
+export interface CronRunsRecord {
+  kind: 'runs';
+  cronJobId: string;
+  runs: CronRun[];
+}
+
+export type CronTableRow = CronJobRecord | CronRunsRecord;
+
+/** Contract §4: the cron job as the API shows it. */
+export interface CronJobView {
+  cronJobId: string;
+  name: string;
+  agentId: string;
+  conversationKey: string;
+  prompt: string;
+  scheduleExpression: string;
+  timezone: string;
+  status: CronJobStatus;
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  lastRunStatus: CronRunStatus | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Runs kept per job; older ones are dropped when a new one is recorded. */
+export const runHistoryLimit = 100;
+
+export const cronJobIdPattern = /^cron_[A-Za-z0-9-]{1,64}$/;
+
+export function viewCronJob(job: CronJobRecord): CronJobView {
+  return {
+    cronJobId: job.cronJobId,
+    name: job.name,
+    agentId: job.agentId,
+    conversationKey: job.conversationKey,
+    prompt: job.prompt,
+    scheduleExpression: job.scheduleExpression,
+    timezone: job.timezone,
+    status: job.status,
+    nextRunAt: job.nextRunAt,
+    lastRunAt: job.lastRunAt,
+    lastRunStatus: job.lastRunStatus,
+    createdAt: job.createdAt,
+    updatedAt: job.updatedAt,
+  };
+}

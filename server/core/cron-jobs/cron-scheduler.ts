@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import { parseScheduleExpression, type Schedule } from '../cron/index.js';
+import type { EventStatus } from '../events/event.js';
+import type { Logger } from '../logger.js';
+import type { CronJobRecord, CronRun, CronRunStatus } from './cron-job.js';
+import type { CronJobsRepository } from './cron-jobs-repository.js';
+import type { CronEventOutcome, CronRunLauncher } from './cron-run-launcher.js';
+import { DueQueue, type DueEntry } from './due-queue.js';
+import { maxTimerDelayMs, type SchedulerClock, type SchedulerTimer } from './scheduler-clock.js';
+import { slotsThrough } from './slots-through.js';
+
+export interface CronSchedulerOptions {
+  repository: CronJobsRepository;
+  launcher: CronRunLauncher;
+  clock: SchedulerClock;
+  logger: Logger;
+}
+
+/** What `start()` found in storage. */
+export interface CronStartReport {
+  activeJobs: number;
+  /** Runs whose slot was claimed but whose submission was not confirmed before the last stop. */
+  runsResumed: number;
+}
+
+/** What the service tells the scheduler after it writes a job. */
+export interface CronJobObserver {
+  jobChanged(job: CronJobRecord): void;
+  jobRemoved(cronJobId: string): void;
+}
+
+interface PendingRun {
+  accountId: string;
+  cronJobId: string;
+  runId: string;
+}
+
+/** An event status that ends a cron run, and how the run records it. */
+function finalRunStatus(status: EventStatus, error: string | undefined): { status: CronRunStatus; error?: string } | undefined {
+  if (status === 'completed') return { status: 'completed' };
+  if (status === 'failed') return { status: 'failed', error: error ?? 'the run failed' };
+  // Approvals are denied on cron runs, so this means a turn that cannot go on without a person.
+  if (status === 'awaiting_approval') return { status: 'failed', error: 'the run stopped for an approval, which a cron run cannot give' };
+  return undefined;
+}
+
+/**
+ * Fires cron jobs. The schedule engine says when; this only sleeps until the earliest due job
+ * (one timer for all jobs, over a min-heap) and then claims the slot with a conditional write
+ * on the job row before it submits the run, so a slot fires once whatever else runs or
+ * restarts. See docs/cron-jobs.md.
+ */
+export class CronScheduler implements CronJobObserver {
+  private readonly queue = new DueQueue();
+  private readonly pendingRuns = new Map<string, PendingRun>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly schedules = new Map<string, Schedule>();
+  private timer: SchedulerTimer | undefined;
+  private armedFor = Number.POSITIVE_INFINITY;
+  private running = false;
+  /** Slots before this instant passed while no scheduler of this process ran: catch-ups. */
+  private startedAt = 0;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly options: CronSchedulerOptions) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Jobs waiting for a slot. */
+  get scheduledJobs(): number {
+    return this.queue.size;
+  }
+
+  /** Load every active job, finish runs a stop interrupted, and start sleeping until the first slot. */
+  async start(): Promise<CronStartReport> {
+    if (this.running) return { activeJobs: this.queue.size, runsResumed: 0 };
+    this.running = true;
+    this.startedAt = this.options.clock.now().getTime();
+    this.unsubscribe = this.options.launcher.onOutcome((outcome) => {
+      if (this.pendingRuns.has(outcome.eventId)) this.track(this.settle(outcome));
+    });
+    const report: CronStartReport = { activeJobs: 0, runsResumed: 0 };
+    for (const accountId of await this.options.repository.accounts()) {
+      const { jobs, runs } = await this.options.repository.snapshot(accountId);
+      const jobsById = new Map(jobs.map((entry) => [entry.job.cronJobId, entry.job]));
+      for (const { job } of jobs) if (this.enqueue(job)) report.activeJobs += 1;
+      for (const history of runs) {
+        const job = jobsById.get(history.cronJobId);
+        if (!job) continue;
+        for (const run of history.runs) {
+          if (run.status === 'starting') {
+            report.runsResumed += 1;
+            this.track(this.launch(job, run));
+          } else if (run.status === 'running') {
+            this.pendingRuns.set(run.eventId, { accountId, cronJobId: job.cronJobId, runId: run.runId });
+            this.track(this.checkOutcome(accountId, run.eventId));
+          }
+        }
+      }
+    }
+    this.arm();
+    this.options.logger.info({ event: 'cron-scheduler', ...report }, 'cron scheduler started');
+    return report;
+  }
+
+  /** Stop firing at once; wait for fires already under way. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.armedFor = Number.POSITIVE_INFINITY;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    await this.idle();
+    this.queue.clear();
+    this.pendingRuns.clear();
+  }
+
+  /** Resolves when no fire or run update is under way (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  jobChanged(job: CronJobRecord): void {
+    this.enqueue(job);
+    this.arm();
+  }
+
+  jobRemoved(cronJobId: string): void {
+    this.queue.delete(cronJobId);
+  }
+
+  /** Puts an active job with a next slot on the agenda (or takes it off); true when it is on. */
+  private enqueue(job: CronJobRecord): boolean {
+    if (job.status !== 'active' || job.nextRunAt === null) {
+      this.queue.delete(job.cronJobId);
+      return false;
+    }
+    this.queue.set({ dueAt: Date.parse(job.nextRunAt), accountId: job.accountId, cronJobId: job.cronJobId });
+    return true;
+  }
+
+  /** One timer, for the earliest due job; re-armed only when an earlier one appears. */
+  private arm(): void {
+    if (!this.running) return;
+    const top = this.queue.peek();
+    if (!top || (this.timer && top.dueAt >= this.armedFor)) return;
+    this.timer?.cancel();
+    this.armedFor = top.dueAt;
+    const delay = Math.min(top.dueAt - this.options.clock.now().getTime(), maxTimerDelayMs);
+    this.timer = this.options.clock.setTimer(() => this.wake(), delay);
+  }
+
+  private wake(): void {
+    this.timer = undefined;
+    this.armedFor = Number.POSITIVE_INFINITY;
+    if (!this.running) return;
+    for (const entry of this.queue.takeDue(this.options.clock.now().getTime())) this.track(this.fire(entry));
+    this.arm();
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => {
+      this.options.logger.error({ event: 'cron-scheduler', error: (error as Error).message }, 'cron scheduler work failed');
+    });
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+  }
+
+  private schedule(expression: string): Schedule {
+    let schedule = this.schedules.get(expression);
+    if (!schedule) {
+      schedule = parseScheduleExpression(expression);
+      if (this.schedules.size > 10_000) this.schedules.clear();
+      this.schedules.set(expression, schedule);
+    }
+    return schedule;
+  }
+
+  /** Claim the job's due slot (exactly once, by compare-and-set), then submit its run. */
+  private async fire(entry: DueEntry): Promise<void> {
+    const found = await this.options.repository.get(entry.accountId, entry.cronJobId);
+    if (!found || !this.running) return;
+    const { job, version } = found;
+    if (job.status !== 'active' || job.nextRunAt === null) return;
+    const slot = Date.parse(job.nextRunAt);
+    const now = this.options.clock.now().getTime();
+    // Moved later by a change since it was queued, or already claimed: back on the agenda.
+    if (slot > now || (job.lastFiredSlot !== null && slot <= Date.parse(job.lastFiredSlot))) {
+      if (slot > now) this.jobChanged(job);
+      return;
+    }
+    const { missedSlots, lastMissedSlot, next } = slotsThrough(this.schedule(job.scheduleExpression), job.timezone, slot, now, new Date(job.anchorAt));
+    const startedAt = new Date(now).toISOString();
+    const catchUp = slot < this.startedAt || missedSlots > 1;
+    const run: CronRun = {
+      runId: `run_${randomUUID()}`,
+      eventId: `evt_${randomUUID()}`,
+      scheduledFor: job.nextRunAt,
+      startedAt,
+      finishedAt: null,
+      status: 'starting',
+      ...(catchUp ? { catchUp: { missedSlots, lastMissedSlot: new Date(lastMissedSlot).toISOString() } } : {}),
+    };
+    const claimed: CronJobRecord = {
+      ...job,
+      lastFiredSlot: new Date(lastMissedSlot).toISOString(),
+      nextRunAt: next === null ? null : new Date(next).toISOString(),
+      // An at() job (or a cron whose years are over) has nothing left once it fired.
+      status: next === null ? 'completed' : 'active',
+      lastRunAt: startedAt,
+      lastRunStatus: 'starting',
+    };
+    if (!(await this.options.repository.claimSlot(claimed, version, run))) {
+      // Another writer got there first (a change, a pause, another scheduler): look again.
+      const current = await this.options.repository.get(entry.accountId, entry.cronJobId);
+      if (current && this.running) this.jobChanged(current.job);
+      return;
+    }
+    if (claimed.status === 'active') this.jobChanged(claimed);
+    this.options.logger.info({ event: 'cron-fire', cronJobId: job.cronJobId, scheduledFor: run.scheduledFor, eventId: run.eventId, ...(catchUp ? { missedSlots } : {}) }, 'cron job fired');
+    await this.launch(claimed, run);
+  }
+
+  /**
+   * Submit a claimed run. Its event id was stored with the claim, so after a crash between the
+   * claim and the submit, the next start submits again and a run that did get through is found,
+   * not started twice.
+   */
+  private async launch(job: CronJobRecord, run: CronRun): Promise<void> {
+    const { accountId, cronJobId } = job;
+    this.pendingRuns.set(run.eventId, { accountId, cronJobId, runId: run.runId });
+    try {
+      await this.options.launcher.submit({ accountId, agentId: job.agentId, conversationKey: job.conversationKey, prompt: job.prompt, eventId: run.eventId });
+    } catch (error) {
+      // Stopping: leave the run `starting`; the next start finishes submitting it.
+      if (!this.running) return;
+      this.pendingRuns.delete(run.eventId);
+      const message = (error as Error).message;
+      this.options.logger.warn({ event: 'cron-fire', cronJobId, eventId: run.eventId, error: message }, 'cron run could not start');
+      await this.options.repository.updateRun(accountId, cronJobId, run.runId, (current) =>
+        current.status === 'starting' ? { ...current, status: 'failed', finishedAt: this.options.clock.now().toISOString(), error: message } : undefined,
+      );
+      return;
+    }
+    await this.options.repository.updateRun(accountId, cronJobId, run.runId, (current) => (current.status === 'starting' ? { ...current, status: 'running' } : undefined));
+    // The run may have ended before anyone listened (or while no scheduler ran).
+    await this.checkOutcome(accountId, run.eventId);
+  }
+
+  private async checkOutcome(accountId: string, eventId: string): Promise<void> {
+    const outcome = await this.options.launcher.outcome(accountId, eventId);
+    if (outcome) await this.settle(outcome);
+  }
+
+  /** Record how a run ended, once. */
+  private async settle(outcome: CronEventOutcome): Promise<void> {
+    const pending = this.pendingRuns.get(outcome.eventId);
+    const final = finalRunStatus(outcome.status, outcome.error);
+    if (!pending || !final) return;
+    this.pendingRuns.delete(outcome.eventId);
+    const finishedAt = this.options.clock.now().toISOString();
+    await this.options.repository.updateRun(pending.accountId, pending.cronJobId, pending.runId, (run) =>
+      run.status === 'starting' || run.status === 'running' ? { ...run, status: final.status, finishedAt, ...(final.error ? { error: final.error } : {}) } : undefined,
+    );
+  }
+}

@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify';
+import type { CronJobInput, CronJobPatch } from '../../core/cron-jobs/index.js';
+import type { HarnessCore } from '../../core/harness-core.js';
+import { currentAccount, requireAccount } from '../authentication.js';
+
+interface CronJobParams {
+  cronJobId: string;
+}
+
+const nullableString = { type: ['string', 'null'] } as const;
+
+const cronJobView = {
+  type: 'object',
+  required: ['cronJobId', 'name', 'agentId', 'conversationKey', 'prompt', 'scheduleExpression', 'timezone', 'status', 'nextRunAt', 'lastRunAt', 'lastRunStatus', 'createdAt', 'updatedAt'],
+  properties: {
+    cronJobId: { type: 'string' },
+    name: { type: 'string' },
+    agentId: { type: 'string' },
+    conversationKey: { type: 'string' },
+    prompt: { type: 'string' },
+    scheduleExpression: { type: 'string' },
+    timezone: { type: 'string' },
+    status: { type: 'string' },
+    nextRunAt: nullableString,
+    lastRunAt: nullableString,
+    lastRunStatus: nullableString,
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+} as const;
+
+const cronRunView = {
+  type: 'object',
+  required: ['runId', 'eventId', 'scheduledFor', 'startedAt', 'finishedAt', 'status'],
+  properties: {
+    runId: { type: 'string' },
+    eventId: { type: 'string' },
+    scheduledFor: { type: 'string' },
+    startedAt: { type: 'string' },
+    finishedAt: nullableString,
+    status: { type: 'string' },
+    error: { type: 'string' },
+    catchUp: { type: 'object', properties: { missedSlots: { type: 'integer' }, lastMissedSlot: { type: 'string' } } },
+  },
+} as const;
+
+const cronJobParams = {
+  type: 'object',
+  required: ['cronJobId'],
+  properties: { cronJobId: { type: 'string', maxLength: 100 } },
+} as const;
+
+// Types and presence only: the core checks each field's content and names it in the 400.
+const createBody = {
+  type: 'object',
+  required: ['name', 'agentId', 'conversationKey', 'prompt', 'scheduleExpression'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string' },
+    agentId: { type: 'string' },
+    conversationKey: { type: 'string' },
+    prompt: { type: 'string' },
+    scheduleExpression: { type: 'string' },
+    timezone: { type: 'string' },
+  },
+} as const;
+
+const patchBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', enum: ['active', 'paused'] },
+    name: { type: 'string' },
+    prompt: { type: 'string' },
+    scheduleExpression: { type: 'string' },
+    timezone: { type: 'string' },
+    conversationKey: { type: 'string' },
+  },
+} as const;
+
+/** Contract §4: an account's cron jobs and their runs. */
+export function registerCronJobRoutes(app: FastifyInstance, core: HarnessCore): void {
+  requireAccount(app, core, (scope) => {
+    scope.post<{ Body: CronJobInput }>('/accounts/me/cron-jobs', { schema: { body: createBody, response: { 201: cronJobView } } }, async (request, reply) => {
+      const job = await core.cronJobs.create(currentAccount(request).accountId, request.body);
+      return reply.status(201).send(job);
+    });
+
+    scope.get('/accounts/me/cron-jobs', { schema: { response: { 200: { type: 'object', properties: { cronJobs: { type: 'array', items: cronJobView } } } } } }, async (request) => ({
+      cronJobs: await core.cronJobs.list(currentAccount(request).accountId),
+    }));
+
+    scope.get<{ Params: CronJobParams }>('/accounts/me/cron-jobs/:cronJobId', { schema: { params: cronJobParams, response: { 200: cronJobView } } }, async (request) =>
+      core.cronJobs.get(currentAccount(request).accountId, request.params.cronJobId),
+    );
+
+    scope.patch<{ Params: CronJobParams; Body: CronJobPatch }>(
+      '/accounts/me/cron-jobs/:cronJobId',
+      { schema: { params: cronJobParams, body: patchBody, response: { 200: cronJobView } } },
+      async (request) => core.cronJobs.update(currentAccount(request).accountId, request.params.cronJobId, request.body),
+    );
+
+    scope.delete<{ Params: CronJobParams }>('/accounts/me/cron-jobs/:cronJobId', { schema: { params: cronJobParams } }, async (request, reply) => {
+      await core.cronJobs.delete(currentAccount(request).accountId, request.params.cronJobId);
+      return reply.status(204).send();
+    });
+
+    scope.get<{ Params: CronJobParams }>(
+      '/accounts/me/cron-jobs/:cronJobId/runs',
+      { schema: { params: cronJobParams, response: { 200: { type: 'object', properties: { runs: { type: 'array', items: cronRunView } } } } } },
+      async (request) => ({ runs: await core.cronJobs.runs(currentAccount(request).accountId, request.params.cronJobId) }),
+    );
+  });
+}
