@@ -9,6 +9,11 @@ import { mockWorkerCommand } from './commands/mock-worker.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
 import { toolsCommand } from './commands/tools.js';
+import { deployCommand } from './commands/deploy.js';
+import { logsCommand } from './commands/logs.js';
+import { outputsCommand } from './commands/outputs.js';
+import { secretsCommand } from './commands/secrets.js';
+import { stopCommand } from './commands/stop.js';
 
 /** Applies a setting to a command and every subcommand below it. */
 function everyCommand(command: Command, apply: (command: Command) => void): void {
@@ -34,7 +39,12 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(statusCommand(context))
     .addCommand(completeCommand(context))
     .addCommand(mockWorkerCommand(context))
-    .addCommand(chatCommand(context));
+    .addCommand(chatCommand(context))
+    .addCommand(deployCommand(context))
+    .addCommand(stopCommand(context))
+    .addCommand(logsCommand(context))
+    .addCommand(outputsCommand(context))
+    .addCommand(secretsCommand(context));
 
   everyCommand(program, (command) => {
     command.exitOverride().configureOutput({
