@@ -10,6 +10,8 @@ import { AsyncSettlement } from './async-tools/async-settlement.js';
 import { ContinuationDispatcher } from './async-tools/continuation-dispatcher.js';
 import type { ConversationState } from './conversations/conversation.js';
 import { ConversationsRepository } from './conversations/conversations-repository.js';
+import type { ChannelDelivery } from './channels/channel-deliveries-repository.js';
+import { createChannels, type Channels } from './channels/channels.js';
 import type { CronTableRow } from './cron-jobs/cron-job.js';
 import { asyncTurnLauncher, CronJobs, CronJobsRepository, CronScheduler, type CronRunLauncher, type SchedulerClock, systemClock } from './cron-jobs/index.js';
 import { AsyncRequests } from './events/async-requests.js';
@@ -66,6 +68,8 @@ export interface HarnessCore {
   continuations: ContinuationDispatcher;
   asyncRequests: AsyncRequests;
   asyncWorker: AsyncWorker;
+  /** Channel webhooks, their background worker and the deliveries table. */
+  channels: Channels;
   cronJobs: CronJobs;
   cronScheduler: CronScheduler;
   /** Recover unfinished async work from storage, then start the cron scheduler; call once the service is ready. */
@@ -105,6 +109,15 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const asyncWorker = new AsyncWorker(turns, events, logger, options.asyncWorkerConcurrency ?? 4);
   continuations.setDefault((group) => asyncWorker.enqueueContinuation(group));
   const asyncRequests = new AsyncRequests(agents, events, asyncWorker, now);
+  const channels = createChannels({
+    table: options.storage.table<ChannelDelivery>(tables.channelDeliveries),
+    agents,
+    turns,
+    continuations,
+    logger,
+    now,
+    webhookLimiter: rateLimiters.webhooks,
+  });
   const cronClock = options.cronClock ?? systemClock(now);
   const cronRepository = new CronJobsRepository(options.storage.table<CronTableRow>(tables.cronJobs));
   const cronLauncher = asyncTurnLauncher(asyncRequests, events);
@@ -124,17 +137,19 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     continuations,
     asyncRequests,
     asyncWorker,
+    channels,
     cronJobs,
     cronScheduler,
     start: async () => {
       const report = await recoverAsyncWork({ repository: asyncRepository, settlement: asyncSettlement, dispatcher: continuations, events, worker: asyncWorker, logger });
+      await channels.worker.recover();
       // After recovery: runs it put back on the queue are found by the scheduler, not resubmitted.
       await cronScheduler.start();
       return report;
     },
     stop: async () => {
       await cronScheduler.stop();
-      await asyncWorker.stop();
+      await Promise.all([asyncWorker.stop(), channels.worker.stop()]);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { validateChannelsConfig } from '../channels/channel-config.js';
 import { InvalidRequestError } from '../errors.js';
 import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
 
@@ -88,6 +89,10 @@ export function validateAgentConfig(config: unknown): AgentConfig {
   }
   const parsed = agentConfigSchema.safeParse(config);
   if (!parsed.success) throw firstIssue('config', parsed.error);
-  const { tools, ...rest } = parsed.data;
-  return tools ? { ...rest, tools: validateToolsConfig(tools) } : rest;
+  const { tools, channels, ...rest } = parsed.data;
+  return {
+    ...rest,
+    ...(tools ? { tools: validateToolsConfig(tools) } : {}),
+    ...(channels ? { channels: validateChannelsConfig(channels) } : {}),
+  };
 }

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { InvalidRequestError } from '../errors.js';
+import { channelAdapters, channelProviders, isChannelProvider, type ChannelProvider } from './channel-adapters.js';
+import { discordConfigSchema } from './discord.js';
+import { githubConfigSchema } from './github.js';
+import { pancakeConfigSchema } from './pancake.js';
+import { slackConfigSchema } from './slack.js';
+import { telegramConfigSchema } from './telegram.js';
+import { zaloConfigSchema } from './zalo.js';
+
+/**
+ * The adapters' config schemas made strict for writes: a misspelt field (`apiBaseURL`,
+ * `secretTokn`) is refused instead of silently dropped.
+ */
+const strictSchemas: Record<ChannelProvider, z.ZodType> = {
+  telegram: telegramConfigSchema.strict(),
+  github: githubConfigSchema.strict(),
+  slack: slackConfigSchema.strict(),
+  discord: discordConfigSchema.strict(),
+  pancake: pancakeConfigSchema.strict(),
+  zalo: zaloConfigSchema.strict(),
+};
+
+function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
+  const path = [prefix, ...issue.path.map(String)].join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => `${path}.${key}`).join(', ');
+    return `${keys} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed here`;
+  }
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `${path} is required`;
+  return `${path} ${issue.message}`;
+}
+
+/**
+ * Validates `config.channels` on write: known providers only, each with its adapter's
+ * fields (secrets included), and an http(s) `apiBaseUrl`. The error names the first
+ * offending path, e.g. `config.channels.telegram.secretToken is required`.
+ */
+export function validateChannelsConfig(channels: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const validated: Record<string, Record<string, unknown>> = {};
+  for (const [provider, settings] of Object.entries(channels)) {
+    const prefix = `config.channels.${provider}`;
+    if (!isChannelProvider(provider)) {
+      throw new InvalidRequestError(`${prefix} is not a known channel provider (known: ${channelProviders.join(', ')})`);
+    }
+    if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
+      throw new InvalidRequestError(`${prefix} must be an object of channel settings`);
+    }
+    const parsed = strictSchemas[provider].safeParse(settings);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InvalidRequestError(issue ? describeIssue(prefix, issue) : `${prefix} is invalid`);
+    }
+    const apiBaseUrl = (parsed.data as { apiBaseUrl?: string }).apiBaseUrl;
+    if (apiBaseUrl !== undefined && !['http:', 'https:'].includes(new URL(apiBaseUrl).protocol)) {
+      throw new InvalidRequestError(`${prefix}.apiBaseUrl must be an absolute http(s) URL`);
+    }
+    validated[provider] = parsed.data as Record<string, unknown>;
+  }
+  return validated;
+}
+
+/**
+ * A provider's settings as stored, parsed for use; `undefined` when the agent has not
+ * configured the provider (or its stored settings no longer parse).
+ */
+export function channelConfigOf(channels: Record<string, unknown> | undefined, provider: ChannelProvider): unknown {
+  const settings = channels?.[provider];
+  if (settings === undefined || settings === null) return undefined;
+  const parsed = channelAdapters[provider].configSchema.safeParse(settings);
+  return parsed.success ? parsed.data : undefined;
+}

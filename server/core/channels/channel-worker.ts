@@ -1,0 +1,210 @@
+import type { Agents } from '../agents/agents.js';
+import type { DispatchGroup } from '../async-tools/async-tool-result.js';
+import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
+import type { Logger } from '../logger.js';
+import type { StartedTurn, TurnResult, TurnRunner } from '../turns/turn-runner.js';
+import type { ReplyTarget } from './channel-adapter.js';
+import { getChannelAdapter, isChannelProvider } from './channel-adapters.js';
+import { channelConfigOf } from './channel-config.js';
+import type { ChannelDeliveriesRepository, DeliveryRef } from './channel-deliveries-repository.js';
+import { sendReplyRequests } from './channel-reply-sender.js';
+import { apologyText, channelDenialReason, replyTextsFor } from './channel-reply-text.js';
+
+export interface ChannelWorkerOptions {
+  agents: Agents;
+  turns: TurnRunner;
+  deliveries: ChannelDeliveriesRepository;
+  continuations: ContinuationDispatcher;
+  logger: Logger;
+  now: () => Date;
+  fetch?: typeof fetch;
+  /** Turns run at once (default 4). */
+  concurrency?: number;
+  /** Finished deliveries older than this are forgotten at boot (default 7 days). */
+  retentionMs?: number;
+}
+
+type Job = { kind: 'delivery'; ref: DeliveryRef } | { kind: 'continuation'; group: DispatchGroup };
+
+export interface ChannelRecoveryReport {
+  requeued: number;
+  pruned: number;
+}
+
+/** The conversation key of a channel chat or thread (contract §6). */
+export function channelConversationKey(provider: string, conversationId: string): string {
+  return `${provider}:${conversationId}`;
+}
+
+/**
+ * Runs channel turns in the background, with bounded concurrency, and posts their replies
+ * through the provider's API. Its queue lives in memory, its truth in the deliveries table:
+ * a delivery stays `accepted` until processed, and `recover()` puts those back on the queue
+ * after a restart. It is also the `channel` continuation handler: after `external-dispatch`
+ * tools settle, the continuation replies in the chat or thread the turn came from.
+ */
+export class ChannelWorker {
+  private readonly queue: Job[] = [];
+  /** Deliveries queued or running, so a recovery scan cannot queue one twice. */
+  private readonly inFlight = new Set<string>();
+  private running = 0;
+  private readonly idleWaiters: (() => void)[] = [];
+  private stopped = false;
+  private readonly concurrency: number;
+
+  constructor(private readonly options: ChannelWorkerOptions) {
+    this.concurrency = options.concurrency ?? 4;
+    options.continuations.register('channel', (group) => this.push({ kind: 'continuation', group }));
+  }
+
+  /** Processes an accepted delivery in the background. */
+  enqueue(ref: DeliveryRef): void {
+    const key = refKey(ref);
+    if (this.inFlight.has(key)) return;
+    this.inFlight.add(key);
+    this.push({ kind: 'delivery', ref });
+  }
+
+  /** Re-queues deliveries left `accepted` by a stopped process; forgets old finished ones. */
+  async recover(): Promise<ChannelRecoveryReport> {
+    const report: ChannelRecoveryReport = { requeued: 0, pruned: 0 };
+    const horizon = this.options.now().getTime() - (this.options.retentionMs ?? 7 * 24 * 3600_000);
+    for (const delivery of await this.options.deliveries.all()) {
+      if (delivery.status === 'accepted') {
+        this.enqueue(delivery);
+        report.requeued += 1;
+      } else if (Date.parse(delivery.finishedAt ?? delivery.acceptedAt) < horizon) {
+        await this.options.deliveries.remove(delivery);
+        report.pruned += 1;
+      }
+    }
+    if (report.requeued > 0 || report.pruned > 0) this.options.logger.info({ event: 'channel-recovery', ...report }, 'recovered channel deliveries');
+    return report;
+  }
+
+  /** Resolves when nothing is queued or running (tests, shutdown). */
+  idle(): Promise<void> {
+    if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Takes no new work and waits for what runs; queued deliveries stay `accepted` for the next boot. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.queue.length = 0;
+    await this.idle();
+  }
+
+  private push(job: Job): void {
+    if (this.stopped) return;
+    this.queue.push(job);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.running < this.concurrency && this.queue.length > 0) {
+      const job = this.queue.shift()!;
+      this.running += 1;
+      void this.run(job).finally(() => {
+        if (job.kind === 'delivery') this.inFlight.delete(refKey(job.ref));
+        this.running -= 1;
+        this.pump();
+        if (this.running === 0 && this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      });
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    try {
+      if (job.kind === 'delivery') await this.runDelivery(job.ref);
+      else await this.runContinuation(job.group);
+    } catch (error) {
+      // Only storage failures get here; the delivery stays `accepted` and the next boot retries it.
+      this.options.logger.error({ event: 'channel-worker', kind: job.kind, error: (error as Error).message }, 'channel job failed');
+    }
+  }
+
+  private async runDelivery(ref: DeliveryRef): Promise<void> {
+    const { deliveries, turns, logger } = this.options;
+    // Re-read: a recovery scan may have queued a delivery that has finished since.
+    const delivery = await deliveries.get(ref);
+    if (!delivery || delivery.status !== 'accepted') return;
+    const logFields = { accountId: ref.accountId, agentId: ref.agentId, provider: ref.provider, deliveryId: ref.deliveryId };
+    let failure: string | undefined;
+    try {
+      const turn = await turns.start({
+        accountId: delivery.accountId,
+        agentId: delivery.agentId,
+        conversationKey: channelConversationKey(delivery.provider, delivery.conversationId),
+        input: { kind: 'user', message: { role: 'user', content: delivery.text } },
+        transport: 'channel',
+        approvalPolicy: 'deny',
+        denialReason: channelDenialReason,
+        replyTarget: { ...delivery.replyTarget, provider: delivery.provider },
+      });
+      const result = await consume(turn);
+      if (result.status === 'failed') failure = `turn failed (${result.error?.kind ?? 'internal'})`;
+      logger.info({ event: 'channel-turn', ...logFields, status: result.status, deniedApprovals: result.deniedApprovals.length }, 'channel turn finished');
+      const sent = await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, replyTextsFor(result), logFields);
+      if (!sent) failure ??= 'reply not sent';
+    } catch (error) {
+      failure = 'turn could not start';
+      logger.warn({ event: 'channel-turn', ...logFields, error: (error as Error).message }, 'channel turn could not start');
+      await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, [apologyText], logFields);
+    }
+    const finishedAt = this.options.now().toISOString();
+    await deliveries.finish(ref, failure === undefined ? { status: 'done' } : { status: 'failed', error: failure }, finishedAt);
+  }
+
+  private async runContinuation(group: DispatchGroup): Promise<void> {
+    const { logger, turns } = this.options;
+    const { provider, ...target } = (group.delivery.replyTarget ?? {}) as ReplyTarget;
+    const logFields = { accountId: group.accountId, agentId: group.agentId, provider, groupId: group.groupId };
+    if (typeof provider !== 'string') {
+      logger.error({ event: 'channel-continuation', ...logFields }, 'channel continuation without a reply target');
+      return;
+    }
+    let texts: string[];
+    try {
+      const result = await consume(await turns.startContinuation(group));
+      logger.info({ event: 'channel-continuation', ...logFields, status: result.status }, 'channel continuation finished');
+      texts = replyTextsFor(result);
+    } catch (error) {
+      logger.warn({ event: 'channel-continuation', ...logFields, error: (error as Error).message }, 'channel continuation could not start');
+      texts = [apologyText];
+    }
+    await this.reply(group.accountId, group.agentId, provider, target, texts, logFields);
+  }
+
+  /**
+   * Posts each text (split at the provider's limit) with the agent's current channel
+   * settings. False when the channel is gone, the target does not parse, or a send failed.
+   */
+  private async reply(accountId: string, agentId: string, provider: string, target: ReplyTarget, texts: string[], logFields: Record<string, unknown>): Promise<boolean> {
+    if (texts.length === 0) return true;
+    const adapter = getChannelAdapter(provider);
+    const agent = await this.options.agents.load(accountId, agentId).catch(() => undefined);
+    const config = adapter && isChannelProvider(provider) ? channelConfigOf(agent?.config.channels, provider) : undefined;
+    const parsedTarget = adapter?.replyTargetSchema.safeParse(target);
+    if (!adapter || config === undefined || !parsedTarget?.success) {
+      this.options.logger.warn({ event: 'channel-reply', ...logFields }, 'channel reply dropped: the agent or its channel settings are gone');
+      return false;
+    }
+    for (const text of texts) {
+      const requests = adapter.buildReplyRequests(config, parsedTarget.data, text);
+      const sent = await sendReplyRequests(requests, { fetch: this.options.fetch ?? fetch, logger: this.options.logger, logFields });
+      if (!sent) return false;
+    }
+    return true;
+  }
+}
+
+function refKey(ref: DeliveryRef): string {
+  return JSON.stringify([ref.accountId, ref.agentId, ref.provider, ref.deliveryId]);
+}
+
+async function consume(turn: StartedTurn): Promise<TurnResult> {
+  const reader = turn.stream.getReader();
+  for (;;) if ((await reader.read()).done) break;
+  return turn.result;
+}

@@ -1,0 +1,44 @@
+import type { Agents } from '../agents/agents.js';
+import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { Logger } from '../logger.js';
+import type { TableStore } from '../storage/table-store.js';
+import type { TurnRunner } from '../turns/turn-runner.js';
+import { ChannelDeliveriesRepository, type ChannelDelivery } from './channel-deliveries-repository.js';
+import { ChannelWebhooks } from './channel-webhooks.js';
+import { ChannelWorker } from './channel-worker.js';
+
+/** The channel side of the core: webhooks in, background turns, replies out. */
+export interface Channels {
+  webhooks: ChannelWebhooks;
+  worker: ChannelWorker;
+  deliveries: ChannelDeliveriesRepository;
+}
+
+export interface ChannelsOptions {
+  table: TableStore<ChannelDelivery>;
+  agents: Agents;
+  turns: TurnRunner;
+  continuations: ContinuationDispatcher;
+  logger: Logger;
+  now: () => Date;
+  fetch?: typeof fetch;
+  concurrency?: number;
+  /** The per-agent webhook budget (`HARNESS_LIMIT_WEBHOOKS_PER_MINUTE`). */
+  webhookLimiter?: RateLimiter;
+}
+
+/** Wires the channel pieces; registers the `channel` continuation handler. */
+export function createChannels(options: ChannelsOptions): Channels {
+  const deliveries = new ChannelDeliveriesRepository(options.table);
+  const worker = new ChannelWorker({ ...options, deliveries });
+  const webhooks = new ChannelWebhooks({
+    agents: options.agents,
+    deliveries,
+    worker,
+    logger: options.logger,
+    now: options.now,
+    ...(options.webhookLimiter ? { limiter: options.webhookLimiter } : {}),
+  });
+  return { webhooks, worker, deliveries };
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import type { HarnessCore } from '../../core/harness-core.js';
+
+interface WebhookParams {
+  accountId: string;
+  agentId: string;
+  provider: string;
+}
+
+const webhookParams = {
+  type: 'object',
+  required: ['accountId', 'agentId', 'provider'],
+  // Only strings here: a malformed id must get the same 404 as an unknown one, never a 400.
+  properties: { accountId: { type: 'string' }, agentId: { type: 'string' }, provider: { type: 'string' } },
+} as const;
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const flat: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
+}
+
+function flattenQuery(query: unknown): Record<string, string | undefined> {
+  const flat: Record<string, string | undefined> = {};
+  if (typeof query !== 'object' || query === null) return flat;
+  for (const [name, value] of Object.entries(query as Record<string, unknown>)) {
+    const first: unknown = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string') flat[name] = first;
+  }
+  return flat;
+}
+
+/**
+ * `POST /webhooks/{accountId}/{agentId}/{provider}`: no bearer; each provider's own
+ * verification instead, which needs the body exactly as sent. The route therefore lives in
+ * its own scope whose only content-type parser keeps the raw bytes, whatever the type
+ * (Slack sends JSON or form bodies, the others JSON). The core answers; a message is
+ * acknowledged at once and processed in the background.
+ */
+export function registerWebhookRoutes(app: FastifyInstance, core: HarnessCore): void {
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    scope.post<{ Params: WebhookParams; Body: Buffer | undefined }>(
+      '/webhooks/:accountId/:agentId/:provider',
+      { schema: { params: webhookParams } },
+      async (request, reply) => {
+        const answer = await core.channels.webhooks.receive(request.params, {
+          headers: flattenHeaders(request.headers),
+          rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+          query: flattenQuery(request.query),
+        });
+        return reply.status(answer.status).send(answer.body);
+      },
+    );
+  });
+}
