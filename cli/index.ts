@@ -5,6 +5,7 @@ import { agentCommand } from './commands/agent.js';
 import { asyncCommand } from './commands/async.js';
 import { chatCommand } from './commands/chat.js';
 import { completeCommand } from './commands/complete.js';
+import { cronCommand } from './commands/cron.js';
 import { mockWorkerCommand } from './commands/mock-worker.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
@@ -36,6 +37,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(agentCommand(context))
     .addCommand(toolsCommand(context))
     .addCommand(asyncCommand(context))
+    .addCommand(cronCommand(context))
     .addCommand(statusCommand(context))
     .addCommand(completeCommand(context))
     .addCommand(mockWorkerCommand(context))
