@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Command, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../cli-error.js';
-import { createHttpChatSource } from '../chat/chat-stream-source.js';
+import { createHttpChatSource, type ChatStreamSource } from '../chat/chat-stream-source.js';
+import { createNatsChatSource } from '../chat/nats-stream-source.js';
+import { createApiClient } from '../api-client.js';
 import { ChatSession, type ApprovalPolicy } from '../chat/chat-session.js';
 import { loadConversation, transcriptFromHistory } from '../chat/conversation-history.js';
 import { runOneShotChat } from '../chat/one-shot-chat.js';
@@ -14,6 +16,8 @@ export interface ChatOptions extends CommonOptions {
   message?: string;
   approveAll?: boolean;
   denyAll?: boolean;
+  /** `http` (SSE, the default) or `nats` (WebSocket, with resume by replay). */
+  transport?: 'http' | 'nats';
 }
 
 /** A fresh conversation key: `cli-<milliseconds>-<6 hex digits>`. */
@@ -33,7 +37,6 @@ function checkConversationKey(key: string): string {
 const isTerminal = (stream: unknown): boolean => Boolean((stream as { isTTY?: boolean }).isTTY);
 
 export async function chat(context: CliContext, agentId: string, options: ChatOptions): Promise<void> {
-  const approvalPolicy: ApprovalPolicy | undefined = options.approveAll ? 'approve-all' : options.denyAll ? 'deny-all' : undefined;
   const conversationKey = checkConversationKey(options.conversation ?? newConversationKey());
   const interactive = options.message === undefined;
   if (options.message !== undefined && options.message.trim() === '') throw new UsageError('-m needs a non-empty message');
@@ -43,9 +46,28 @@ export async function chat(context: CliContext, agentId: string, options: ChatOp
   }
 
   const { profile, agentService } = await openAgentSession(context, options.profile);
-  // TODO(issue 3 follow-up): a `--transport nats` option picks a NATS ChatStreamSource here.
-  const source = createHttpChatSource({ agentUrl: profile.agentUrl, agentId, secret: profile.secret });
+  if (options.transport !== undefined && options.transport !== 'http' && options.transport !== 'nats') throw new UsageError(`--transport must be http or nats (got "${String(options.transport)}")`);
+  if (options.transport === 'nats') {
+    const accountService = createApiClient({ baseUrl: profile.accountUrl, serviceName: 'account', secret: profile.secret });
+    const source = createNatsChatSource({ accountService, agentId, secret: profile.secret });
+    try {
+      return await runChat(context, agentId, options, conversationKey, source, agentService);
+    } finally {
+      await source.close();
+    }
+  }
+  return runChat(context, agentId, options, conversationKey, createHttpChatSource({ agentUrl: profile.agentUrl, agentId, secret: profile.secret }), agentService);
+}
 
+async function runChat(
+  context: CliContext,
+  agentId: string,
+  options: ChatOptions,
+  conversationKey: string,
+  source: ChatStreamSource,
+  agentService: Awaited<ReturnType<typeof openAgentSession>>['agentService'],
+): Promise<void> {
+  const approvalPolicy: ApprovalPolicy | undefined = options.approveAll ? 'approve-all' : options.denyAll ? 'deny-all' : undefined;
   if (options.message !== undefined) {
     return runOneShotChat(context, {
       source,
@@ -74,6 +96,7 @@ export function chatCommand(context: CliContext): Command {
       .option('--conversation <key>', 'conversation to continue (default: a new cli-<time>-<random> key, printed)')
       .option('-m, --message <text>', 'send one message, print the reply and exit (no terminal UI)')
       .addOption(new Option('--approve-all', 'approve every tool call that asks for approval').conflicts('denyAll'))
-      .addOption(new Option('--deny-all', 'deny every tool call that asks for approval')),
+      .addOption(new Option('--deny-all', 'deny every tool call that asks for approval'))
+      .addOption(new Option('--transport <transport>', 'http (SSE) or nats (WebSocket; a dropped stream resumes by replay)').choices(['http', 'nats']).default('http')),
   ).action(async (agentId: string, _options: unknown, command: Command) => chat(context, agentId, commandOptions<ChatOptions>(command)));
 }
