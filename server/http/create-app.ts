@@ -1,7 +1,21 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { installErrorHandling } from './error-handler.js';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import { errorBody, installErrorHandling } from './error-handler.js';
 
 export const bodyLimitBytes = 1024 * 1024;
+const maxPathParameterLength = 2048;
+
+/** A route as registered: what the fuzz and auth-matrix tests walk. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route of this service (filled as routes are registered). */
+    routeCatalog: RouteEntry[];
+  }
+}
 
 export interface AppOptions {
   /** The process's pino logger; omitted means no logs (tests). */
@@ -19,11 +33,24 @@ export function createApp(options: AppOptions = {}): FastifyInstance {
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false } },
     return503OnClosing: true,
+    // Room for a URL-encoded conversation key (256 characters, several bytes each).
+    routerOptions: { maxParamLength: maxPathParameterLength },
+    // The router's own refusals answer in the contract's shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path parameter is longer than ${maxPathParameterLength} characters.` : 'The URL is not valid (bad percent-encoding?).';
+      void (reply as unknown as FastifyReply).status(400).send(errorBody('invalid_request', message));
+    },
   });
   // JSON only: without this, text/plain bodies would reach the handlers as strings.
   app.removeContentTypeParser('text/plain');
   // `application/merge-patch+json` (RFC 7396) and other `+json` types parse as JSON too.
   app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
   installErrorHandling(app);
+  const routes: RouteEntry[] = [];
+  app.decorate('routeCatalog', routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
+  });
   return app;
 }

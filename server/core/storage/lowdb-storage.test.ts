@@ -94,3 +94,21 @@ describe('LowdbStorage', () => {
     for (const file of files) expect(JSON.parse(await readFile(join(folder.path, 'things', file), 'utf8'))).toHaveProperty('rows');
   });
 });
+
+describe('LowdbStorage row keys', () => {
+  it('treats constructor, __proto__ and toString as ordinary keys', async () => {
+    const folder = await temporaryFolder();
+    try {
+      const table = new LowdbStorage(folder.path).table<string>('things');
+      for (const key of ['constructor', '__proto__', 'toString']) expect(await table.get('p', key)).toBeUndefined();
+      await table.write('p', [{ type: 'put', key: '__proto__', value: 'stored', expectedVersion: null }]);
+      await table.write('p', [{ type: 'put', key: 'constructor', value: 'also', expectedVersion: null }]);
+      const reopened = new LowdbStorage(folder.path).table<string>('things');
+      expect((await reopened.get('p', '__proto__'))?.value).toBe('stored');
+      expect((await reopened.list('p')).map((row) => row.key).sort()).toEqual(['__proto__', 'constructor']);
+      expect(({} as Record<string, unknown>).stored).toBeUndefined();
+    } finally {
+      await folder.remove();
+    }
+  });
+});

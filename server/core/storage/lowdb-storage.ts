@@ -32,7 +32,7 @@ class Partition<T> {
   apply(tableName: string, operations: WriteOperation<T>[]): VersionedRow<T>[] {
     const rows = this.database.data.rows;
     for (const operation of operations) {
-      const current = rows[operation.key];
+      const current = ownRow(rows, operation.key);
       if (operation.expectedVersion === undefined) continue;
       const holds = operation.expectedVersion === null ? current === undefined : current?.version === operation.expectedVersion;
       if (!holds) throw new ConditionFailedError(tableName, operation.key);
@@ -43,7 +43,7 @@ class Partition<T> {
         delete rows[operation.key];
         continue;
       }
-      const version = (rows[operation.key]?.version ?? 0) + 1;
+      const version = (ownRow(rows, operation.key)?.version ?? 0) + 1;
       rows[operation.key] = { value: structuredClone(operation.value), version };
       written.push({ key: operation.key, value: structuredClone(operation.value), version });
     }
@@ -82,6 +82,18 @@ class Partition<T> {
   }
 }
 
+/**
+ * Row keys come from clients (agent ids, conversation keys...), so the rows object has no
+ * prototype: `constructor` or `__proto__` are keys like any other, never inherited members.
+ */
+function ownRow<T>(rows: Record<string, { value: T; version: number }>, key: string): { value: T; version: number } | undefined {
+  return Object.hasOwn(rows, key) ? rows[key] : undefined;
+}
+
+function withoutPrototype<T>(rows: Record<string, T>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, rows);
+}
+
 function partitionFileName(partition: string): string {
   return `${createHash('sha256').update(partition).digest('hex').slice(0, 40)}.json`;
 }
@@ -110,11 +122,12 @@ class LowdbTable<T> implements TableStore<T> {
     await this.folderReady;
     const database = new Low<PartitionDocument<T>>(new DurableJsonAdapter(join(this.folder, partitionFileName(partition))), { partition, rows: {} });
     await database.read();
+    database.data.rows = withoutPrototype(database.data.rows);
     return new Partition(database);
   }
 
   async get(partition: string, key: string): Promise<VersionedRow<T> | undefined> {
-    const row = (await this.open(partition)).database.data.rows[key];
+    const row = ownRow((await this.open(partition)).database.data.rows, key);
     return row ? { key, value: structuredClone(row.value), version: row.version } : undefined;
   }
 
