@@ -10,6 +10,7 @@ import { mockWorkerCommand } from './commands/mock-worker.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
 import { toolsCommand } from './commands/tools.js';
+import { workspaceCommand } from './commands/workspace.js';
 import { deployCommand } from './commands/deploy.js';
 import { logsCommand } from './commands/logs.js';
 import { outputsCommand } from './commands/outputs.js';
@@ -36,6 +37,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(accountCommand(context))
     .addCommand(agentCommand(context))
     .addCommand(toolsCommand(context))
+    .addCommand(workspaceCommand(context))
     .addCommand(asyncCommand(context))
     .addCommand(cronCommand(context))
     .addCommand(statusCommand(context))

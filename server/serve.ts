@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { createHarnessCore } from './core/harness-core.js';
 import { defineInfrastructure } from './core/infrastructure.js';
+import { probeBubblewrap } from './core/sandbox/bubblewrap-probe.js';
 import { loadRuntimeSecrets } from './core/secrets/runtime-secrets.js';
 import { lockDataFolder } from './core/storage/data-folder-lock.js';
 import { LowdbStorage } from './core/storage/lowdb-storage.js';
@@ -54,7 +55,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     const secrets = await loadRuntimeSecrets(settings.dataDir);
     const storage = new LowdbStorage(`${settings.dataDir}/tables`);
     const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
-    const core = createHarnessCore({ storage, infrastructure, secrets, logger });
+    // The filesystem bucket: a folder named by the infrastructure definition, under the data folder.
+    const bucketFolder = `${settings.dataDir}/${infrastructure.filesystemBucketName}`;
+    await mkdir(bucketFolder, { recursive: true, mode: 0o700 });
+    // Probed once: bash calls then run inside bubblewrap, or with the weaker confinement docs/sandbox.md describes.
+    const bubblewrap = await probeBubblewrap();
+    if (!bubblewrap.available) {
+      logger?.warn({ event: 'sandbox', reason: bubblewrap.reason }, 'bubblewrap is unavailable: bash tools run without it and their confinement is much weaker (see docs/sandbox.md)');
+    }
+    const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap });
     // Before core.start(): boot recovery may hand NATS continuations to the gateway.
     const transport = await startNatsTransport({ settings: options.nats ?? readNatsSettings(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });
     nats = transport;

@@ -25,6 +25,11 @@ import type { RuntimeSecrets } from './secrets/runtime-secrets.js';
 import type { Storage } from './storage/table-store.js';
 import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.js';
 import { TurnRunner } from './turns/turn-runner.js';
+import type { BubblewrapStatus } from './sandbox/bubblewrap-probe.js';
+import { sandboxToolSource } from './sandbox/sandbox-tool-source.js';
+import { WorkspaceFiles } from './sandbox/workspace-files.js';
+import { skillsToolSource } from './skills/load-skill-tool.js';
+import { subagentToolSource } from './subagents/run-subagent-tool.js';
 import { RateLimiter } from './limits/rate-limiter.js';
 import { limitsFromEnvironment, type ServiceLimits } from './limits/service-limits.js';
 
@@ -44,6 +49,10 @@ export interface HarnessCoreOptions {
   asyncWorkerConcurrency?: number;
   /** Bound on same-invocation async work in one turn (default 5 minutes). */
   sameInvocationTimeoutMs?: number;
+  /** Host folder of the filesystem bucket (`<data folder>/<filesystemBucketName>`); workspaces and skill files live there. */
+  bucketFolder?: string;
+  /** What `probeBubblewrap()` found at service start; omitted means bash runs without bubblewrap. */
+  bubblewrap?: BubblewrapStatus;
   /** The cron scheduler's clock (default: the real one); tests move time by hand. */
   cronClock?: SchedulerClock;
   /** Wraps how cron runs start (tests simulate a crash between claiming a slot and submitting). */
@@ -72,6 +81,8 @@ export interface HarnessCore {
   channels: Channels;
   cronJobs: CronJobs;
   cronScheduler: CronScheduler;
+  /** The files of agents' workspaces, for `harness workspace push|pull|ls`. */
+  workspaceFiles: WorkspaceFiles;
   /** Recover unfinished async work from storage, then start the cron scheduler; call once the service is ready. */
   start(): Promise<RecoveryReport>;
   /** Take no new background work and wait for what runs. */
@@ -96,7 +107,15 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const asyncRepository = new AsyncToolResultsRepository(options.storage.table<AsyncTableRow>(tables.asyncToolResults));
   const asyncSettlement = new AsyncSettlement(asyncRepository, now);
   const continuations = new ContinuationDispatcher(logger);
-  const turns = new TurnRunner({
+  const bubblewrap = options.bubblewrap ?? { available: false, reason: 'bubblewrap was not probed' };
+  // Spec rules 2-4: the tools that come from their own config keys, never from config.tools.
+  const toolSources = [
+    sandboxToolSource({ bucketFolder: options.bucketFolder, bubblewrap }),
+    subagentToolSource(() => turns),
+    skillsToolSource({ bucketFolder: options.bucketFolder }),
+  ];
+  const turns: TurnRunner = new TurnRunner({
+    toolOptions: () => ({ sources: toolSources }),
     agents,
     conversations,
     logger,
@@ -140,6 +159,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     channels,
     cronJobs,
     cronScheduler,
+    workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder),
     start: async () => {
       const report = await recoverAsyncWork({ repository: asyncRepository, settlement: asyncSettlement, dispatcher: continuations, events, worker: asyncWorker, logger });
       await channels.worker.recover();

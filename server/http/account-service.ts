@@ -4,6 +4,7 @@ import { type AppOptions, createApp } from './create-app.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAgentConfigRoutes } from './routes/agent-config-routes.js';
+import { registerWorkspaceRoutes } from './routes/workspace-routes.js';
 import { registerCronJobRoutes } from './routes/cron-job-routes.js';
 import { registerNatsCredentialsRoutes, type NatsCredentialsProvider } from './routes/nats-credentials-routes.js';
 import { rootView } from './schemas.js';
@@ -22,6 +23,7 @@ export function buildAccountService(dependencies: AccountServiceDependencies): F
   app.get('/', { schema: { response: { 200: rootView } } }, async () => ({ service: 'account', status: 'ok', version: serviceVersion, stage: core.infrastructure.stage }));
   registerAccountRoutes(app, core);
   registerAgentConfigRoutes(app, core);
+  registerWorkspaceRoutes(app, core);
   registerCronJobRoutes(app, core);
   registerAdminRoutes(app, core);
   registerNatsCredentialsRoutes(app, core, dependencies.natsCredentials);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { validateChannelsConfig } from '../channels/channel-config.js';
 import { InvalidRequestError } from '../errors.js';
+import { type AgentSandboxSections, validateSandboxSections } from '../sandbox/agent-sandbox-config.js';
 import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
 
 const httpUrl = z.string({ error: 'must be an absolute http(s) URL' }).refine((value) => {
@@ -30,16 +31,22 @@ const agentConfigSchema = z.strictObject({
     .optional(),
   maxSteps: z.number({ error: 'must be an integer from 1 to 50' }).int('must be an integer from 1 to 50').min(1, 'must be an integer from 1 to 50').max(50, 'must be an integer from 1 to 50').optional(),
   tools: z.record(z.string(), z.unknown(), { error: 'must be an object keyed by tool name' }).optional(),
-  sandbox: objectOf('the agent sandbox').optional(),
-  workspace: objectOf('workspace name to workspace').optional(),
-  subagent: objectOf('subagent settings').optional(),
-  skills: objectOf('skill name to skill').optional(),
+  // Validated by their own validators (server/core/sandbox), which name the offending path.
+  sandbox: z.unknown().optional(),
+  workspace: z.unknown().optional(),
+  subagent: z.unknown().optional(),
+  skills: z.unknown().optional(),
   channels: objectOf('channel provider to its settings').optional(),
 });
 
-export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools'> & {
+/**
+ * The stored config. `sandbox`, `workspace`, `subagent` and `skills` are stored as
+ * `validateSandboxSections` returns them (defaults filled); the tool sources validate them
+ * again, into their narrow types, when tools are built.
+ */
+export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | keyof AgentSandboxSections> & {
   tools?: Record<string, Record<string, unknown>>;
-};
+} & { [Key in keyof AgentSandboxSections]?: Record<string, unknown> };
 
 function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
   const path = [prefix, ...issue.path.map(String)].join('.');
@@ -89,9 +96,10 @@ export function validateAgentConfig(config: unknown): AgentConfig {
   }
   const parsed = agentConfigSchema.safeParse(config);
   if (!parsed.success) throw firstIssue('config', parsed.error);
-  const { tools, channels, ...rest } = parsed.data;
+  const { tools, channels, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
   return {
     ...rest,
+    ...validateSandboxSections({ sandbox, workspace, subagent, skills }),
     ...(tools ? { tools: validateToolsConfig(tools) } : {}),
     ...(channels ? { channels: validateChannelsConfig(channels) } : {}),
   };
