@@ -5,6 +5,7 @@ import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limi
 import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
 import { buildAgentService } from '../../server/http/agent-service.js';
+import type { RouteEntry } from '../../server/http/create-app.js';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { startFixtureSearch, type FixtureSearchServer } from '../../fixtures/search-server/fixture-search-server.js';
 import { testAdminSecret, testEncryptionSecret } from './test-services.js';
@@ -26,6 +27,8 @@ export interface ChatStack {
   accountUrl: string;
   agentUrl: string;
   logs: RecordedLog[];
+  /** Every route of the two services, as registered. */
+  routes: { account: RouteEntry[]; agent: RouteEntry[] };
   /** Stop the services and start new ones on the same data folder (fixtures keep running). */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +64,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       logger,
       toolEnvironment: { alphaBaseUrl: search.baseURL, alphaApiKey: options.alphaApiKey },
       modelMaxRetries: 0,
+      bucketFolder: `${folder.path}/bucket`,
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });
@@ -73,6 +77,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       core,
       accountUrl,
       agentUrl,
+      routes: { account: accountApp.routeCatalog, agent: agentApp.routeCatalog },
       stop: async () => {
         await Promise.all([accountApp.close(), agentApp.close()]);
         await core.stop();
@@ -94,6 +99,9 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
     },
     get agentUrl() {
       return running.agentUrl;
+    },
+    get routes() {
+      return running.routes;
     },
     restart: async () => {
       await running.stop();
