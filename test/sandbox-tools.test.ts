@@ -173,6 +173,15 @@ describe('sandbox tools in turns', () => {
     }
   });
 
+  it('a bash call past its timeout is killed with everything it started, and the turn goes on', async () => {
+    await put('impatient', { sandbox: { timeoutMs: 500 } });
+    const answer = await stack.chat(secret, 'impatient', key(), script(call('bash', { command: 'sleep 30 & sleep 30; echo never' }), 'then done'));
+    const [result] = toolResults(answer.messages);
+    expect(result?.output).toMatchObject({ timedOut: true, exitCode: null, error: 'The command timed out after 500 ms; it and every process it started were killed.' });
+    expect((result?.output as { stdout: string }).stdout).not.toContain('never');
+    expect(answer.status).toBe('completed');
+  });
+
   it("approvals follow the workspace's permissionMode: a write in an ask-writes workspace streams a tool-approval-request, a read does not", async () => {
     await put('careful', { sandbox: {}, workspace: { notes: { path: 'careful', permissionMode: 'ask-writes' } } });
     const conversationKey = key();
