@@ -8,6 +8,8 @@ export interface ServiceProcess {
   accountUrl: string;
   agentUrl: string;
   child: ResultPromise;
+  /** Everything the process wrote so far (its log lines go to stderr). */
+  output(): string;
   /** Kill without warning, like a crash or `kill -9`. */
   killHard(): Promise<void>;
   stop(): Promise<void>;
@@ -17,14 +19,19 @@ export interface ServiceProcess {
 export async function startServiceProcess(dataDir: string, environment: Record<string, string> = {}): Promise<ServiceProcess> {
   const child = execa('node', ['--import', 'tsx', 'cli/main.ts', 'serve', '--account-port', '0', '--agent-port', '0', '--data-dir', dataDir, '--json'], {
     cwd: projectRoot,
-    env: { LOG_LEVEL: 'warn', ...environment },
+    // No embedded nats-server unless a test asks: a SIGKILLed service would leave it running.
+    env: { LOG_LEVEL: 'warn', ENABLE_WEBSOCKET: 'false', ...environment },
     reject: false,
     stdout: 'pipe',
     stderr: 'pipe',
   });
   let stderr = '';
+  let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
   });
   const lines = createInterface({ input: child.stdout! });
   const urls = await new Promise<{ accountUrl: string; agentUrl: string }>((resolve, reject) => {
@@ -41,6 +48,7 @@ export async function startServiceProcess(dataDir: string, environment: Record<s
   return {
     ...urls,
     child,
+    output: () => stdout + stderr,
     killHard: async () => {
       child.kill('SIGKILL');
       await child;
