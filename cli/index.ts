@@ -3,6 +3,7 @@ import type { CliContext } from './cli-context.js';
 import { accountCommand } from './commands/account.js';
 import { agentCommand } from './commands/agent.js';
 import { asyncCommand } from './commands/async.js';
+import { channelsCommand } from './commands/channels.js';
 import { chatCommand } from './commands/chat.js';
 import { completeCommand } from './commands/complete.js';
 import { cronCommand } from './commands/cron.js';
@@ -37,6 +38,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(accountCommand(context))
     .addCommand(agentCommand(context))
     .addCommand(toolsCommand(context))
+    .addCommand(channelsCommand(context))
     .addCommand(workspaceCommand(context))
     .addCommand(asyncCommand(context))
     .addCommand(cronCommand(context))

@@ -28,7 +28,10 @@ function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
     return `${keys} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed here`;
   }
   if (issue.code === 'invalid_type' && issue.input === undefined) return `${path} is required`;
-  return `${path} ${issue.message}`;
+  // Some adapter messages already start with the field's name ("publicKey must be ...").
+  const field = String(issue.path.at(-1) ?? '');
+  const message = field !== '' && issue.message.startsWith(`${field} `) ? issue.message.slice(field.length + 1) : issue.message;
+  return `${path} ${message}`;
 }
 
 /**
