@@ -187,7 +187,10 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
 
   async function subscribe(connection: NatsConnection): Promise<void> {
     if (closed) return;
-    await ensureReplayStream(connection, options.retention ?? defaultReplayRetention);
+    // Without JetStream (an outside server that lacks it) the gateway still answers; only replay is lost.
+    await ensureReplayStream(connection, options.retention ?? defaultReplayRetention).catch((error: unknown) =>
+      log('warn', { error: (error as Error).message }, 'could not create the replay stream; chunks are sent without replay'),
+    );
     for (const wildcard of [chatRequestWildcard, replayRequestWildcard]) {
       subscriptions.push(connection.subscribe(wildcard, { queue: gatewayQueueGroup, callback: (error, message) => (error ? log('warn', { error: error.message }, 'gateway subscription error') : handle(message)) }));
     }
