@@ -1,4 +1,5 @@
-import { mkdir, readFile, stat, writeFile, appendFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { defaultPorts, readDeployInputs } from '../cli/deploy/deploy-inputs.js';
 import { buildDeployOutputs, formatDeployOutputs } from '../cli/deploy/deploy-outputs.js';
 import { DeployStepError, runCommand, runSteps, type StepState } from '../cli/deploy/deploy-steps.js';
 import { stopStage } from '../cli/deploy/local-target.js';
+import { isProcessAlive, terminateProcess } from '../cli/deploy/process-control.js';
 import { runDeploy } from '../cli/deploy/run-deploy.js';
 import { selectStageFolder, stageFolder } from '../cli/deploy/stage-folder.js';
 import { lineStepReporter } from '../cli/deploy/step-reporter.js';
@@ -150,6 +152,18 @@ describe('deploy steps', () => {
     expect(context.errors()).toContain('✗ lint');
     await expect(stat(join(project, 'built'))).rejects.toThrow();
     expect(context.output()).toBe('');
+  });
+});
+
+describe('stopping a process', () => {
+  it('sends SIGKILL to the whole process group when SIGTERM is ignored', async () => {
+    // A detached parent that ignores SIGTERM and has a child of its own (as the service has nats-server).
+    const parent = spawn(process.execPath, ['-e', `process.on('SIGTERM', () => {}); const child = require('child_process').spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log(child.pid); setInterval(() => {}, 1000);`], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const childPid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+    const result = await terminateProcess(parent.pid!, 300);
+    expect(result.signal).toBe('SIGKILL');
+    expect(isProcessAlive(parent.pid!)).toBe(false);
+    await expect.poll(() => isProcessAlive(childPid)).toBe(false);
   });
 });
 

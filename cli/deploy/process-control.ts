@@ -38,7 +38,8 @@ export interface TerminateResult {
 
 /**
  * SIGTERM (the service closes gracefully: in-flight requests finish, storage is flushed,
- * the data folder is released), then SIGKILL if it is still running after `timeoutMs`.
+ * the data folder is released), then SIGKILL if it is still running after `timeoutMs`: to
+ * its process group when it leads one (the deployed services do), else to the process.
  */
 export async function terminateProcess(pid: number, timeoutMs: number): Promise<TerminateResult> {
   const startedAt = Date.now();
@@ -51,7 +52,13 @@ export async function terminateProcess(pid: number, timeoutMs: number): Promise<
   };
   send('SIGTERM');
   if (await waitForExit(pid, timeoutMs)) return { signal: 'SIGTERM', elapsedMs: Date.now() - startedAt };
-  send('SIGKILL');
+  // The service was started detached, so it leads its own process group: killing the group
+  // also takes down what it started itself (an embedded nats-server) instead of orphaning it.
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    send('SIGKILL');
+  }
   if (!(await waitForExit(pid, 5_000))) throw new Error(`Process ${pid} is still running after SIGKILL.`);
   return { signal: 'SIGKILL', elapsedMs: Date.now() - startedAt };
 }
