@@ -185,7 +185,7 @@ describe('cron runs', () => {
       crash(new Error('process killed'));
       await stopping;
       const [claimed] = await api.runs(job.cronJobId);
-      expect(claimed).toMatchObject({ status: 'starting', scheduledFor: '2030-01-07T10:01:00.000Z' });
+      expect(claimed).toMatchObject({ status: 'running', scheduledFor: '2030-01-07T10:01:00.000Z' });
 
       await stack.runUntil('2030-01-07T10:01:20Z');
       await stack.restart();

@@ -5,8 +5,12 @@
  */
 export type CronJobStatus = 'active' | 'paused' | 'completed';
 
-/** `starting`: the slot is claimed and the run's event id chosen, but the run is not known to be submitted yet. */
-export type CronRunStatus = 'starting' | 'running' | 'completed' | 'failed';
+/**
+ * A run is `running` from the moment its slot is claimed (with its event id already chosen)
+ * until its event ends. A start of the scheduler submits every `running` run again with that
+ * event id: one that never got through starts then, one that did is found, not doubled.
+ */
+export type CronRunStatus = 'running' | 'completed' | 'failed';
 
 export interface CronJobRecord {
   kind: 'job';

@@ -4,6 +4,13 @@ import { type CronJobRecord, type CronRun, type CronRunsRecord, type CronTableRo
 const runsKey = (cronJobId: string): string => `runs:${cronJobId}`;
 const maxAttempts = 20;
 
+/** A job moved past its due slot, with the version it was read at and the run that slot starts. */
+export interface SlotClaim {
+  claimed: CronJobRecord;
+  jobVersion: number;
+  run: CronRun;
+}
+
 /** Everything stored for one account: its jobs and their run histories. */
 export interface CronAccountSnapshot {
   jobs: { job: CronJobRecord; version: number }[];
@@ -109,6 +116,29 @@ export class CronJobsRepository {
       }
     }
     throw new Error(`Cron job ${cronJobId}: gave up claiming a slot after ${maxAttempts} attempts.`);
+  }
+
+  /**
+   * Several claims of one account in one atomic batch (one durable write for a burst of due
+   * jobs). All or nothing: false when any job or history changed since it was read.
+   */
+  async claimSlots(accountId: string, claims: SlotClaim[]): Promise<boolean> {
+    const operations: Parameters<TableStore<CronTableRow>['write']>[1] = [];
+    for (const { claimed, jobVersion, run } of claims) {
+      const history = await this.table.get(accountId, runsKey(claimed.cronJobId));
+      const runs = history?.value.kind === 'runs' ? history.value.runs : [];
+      operations.push(
+        { type: 'put', key: claimed.cronJobId, value: claimed, expectedVersion: jobVersion },
+        { type: 'put', key: runsKey(claimed.cronJobId), value: { kind: 'runs', cronJobId: claimed.cronJobId, runs: [run, ...runs].slice(0, runHistoryLimit) }, expectedVersion: history ? history.version : null },
+      );
+    }
+    try {
+      await this.table.write(accountId, operations);
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionFailedError) return false;
+      throw error;
+    }
   }
 
   /**

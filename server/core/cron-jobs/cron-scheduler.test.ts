@@ -170,7 +170,7 @@ describe('CronScheduler', () => {
       await stopping;
       test.launcher.gate = undefined;
       const [claimed] = await test.runs(job.cronJobId);
-      expect(claimed).toMatchObject({ status: 'starting', scheduledFor: '2030-01-07T10:01:00.000Z' });
+      expect(claimed).toMatchObject({ status: 'running', scheduledFor: '2030-01-07T10:01:00.000Z' });
       expect(test.launcher.submitted).toHaveLength(where === 'before' ? 0 : 1);
 
       await test.runUntil('2030-01-07T10:01:30Z');

@@ -3,7 +3,7 @@ import { parseScheduleExpression, type Schedule } from '../cron/index.js';
 import type { EventStatus } from '../events/event.js';
 import type { Logger } from '../logger.js';
 import type { CronJobRecord, CronRun, CronRunStatus } from './cron-job.js';
-import type { CronJobsRepository } from './cron-jobs-repository.js';
+import type { CronJobsRepository, SlotClaim } from './cron-jobs-repository.js';
 import type { CronEventOutcome, CronRunLauncher } from './cron-run-launcher.js';
 import { DueQueue, type DueEntry } from './due-queue.js';
 import { maxTimerDelayMs, type SchedulerClock, type SchedulerTimer } from './scheduler-clock.js';
@@ -19,7 +19,7 @@ export interface CronSchedulerOptions {
 /** What `start()` found in storage. */
 export interface CronStartReport {
   activeJobs: number;
-  /** Runs whose slot was claimed but whose submission was not confirmed before the last stop. */
+  /** Runs that had not ended at the last stop: submitted again (idempotent) and watched. */
   runsResumed: number;
 }
 
@@ -90,13 +90,9 @@ export class CronScheduler implements CronJobObserver {
         const job = jobsById.get(history.cronJobId);
         if (!job) continue;
         for (const run of history.runs) {
-          if (run.status === 'starting') {
-            report.runsResumed += 1;
-            this.track(this.launch(job, run));
-          } else if (run.status === 'running') {
-            this.pendingRuns.set(run.eventId, { accountId, cronJobId: job.cronJobId, runId: run.runId });
-            this.track(this.checkOutcome(accountId, run.eventId));
-          }
+          if (run.status !== 'running') continue;
+          report.runsResumed += 1;
+          this.track(this.launch(job, run));
         }
       }
     }
@@ -157,7 +153,13 @@ export class CronScheduler implements CronJobObserver {
     this.timer = undefined;
     this.armedFor = Number.POSITIVE_INFINITY;
     if (!this.running) return;
-    for (const entry of this.queue.takeDue(this.options.clock.now().getTime())) this.track(this.fire(entry));
+    const byAccount = new Map<string, DueEntry[]>();
+    for (const entry of this.queue.takeDue(this.options.clock.now().getTime())) {
+      const entries = byAccount.get(entry.accountId);
+      if (entries) entries.push(entry);
+      else byAccount.set(entry.accountId, [entry]);
+    }
+    for (const [accountId, entries] of byAccount) this.track(this.fireAccount(accountId, entries));
     this.arm();
   }
 
@@ -179,18 +181,44 @@ export class CronScheduler implements CronJobObserver {
     return schedule;
   }
 
-  /** Claim the job's due slot (exactly once, by compare-and-set), then submit its run. */
-  private async fire(entry: DueEntry): Promise<void> {
+  /**
+   * Fire the due jobs of one account: read each, work out its claim, write every claim in one
+   * conditional batch on the account's partition (one durable write for a burst), then submit
+   * the runs. A batch that meets a concurrent change falls back to one claim per job.
+   */
+  private async fireAccount(accountId: string, entries: DueEntry[]): Promise<void> {
+    const claims: SlotClaim[] = [];
+    for (const entry of entries) {
+      const claim = await this.prepareClaim(entry);
+      if (claim) claims.push(claim);
+    }
+    if (claims.length === 0 || !this.running) return;
+    if (claims.length > 1 && (await this.options.repository.claimSlots(accountId, claims))) {
+      await Promise.all(claims.map((claim) => this.claimed(claim)));
+      return;
+    }
+    await Promise.all(
+      claims.map(async (claim) => {
+        if (await this.options.repository.claimSlot(claim.claimed, claim.jobVersion, claim.run)) return this.claimed(claim);
+        // Another writer got there first (a change, a pause, another scheduler): look again.
+        const current = await this.options.repository.get(accountId, claim.claimed.cronJobId);
+        if (current && this.running) this.jobChanged(current.job);
+      }),
+    );
+  }
+
+  /** The claim of a job's due slot, or undefined when it is not due (anymore). */
+  private async prepareClaim(entry: DueEntry): Promise<SlotClaim | undefined> {
     const found = await this.options.repository.get(entry.accountId, entry.cronJobId);
-    if (!found || !this.running) return;
+    if (!found || !this.running) return undefined;
     const { job, version } = found;
-    if (job.status !== 'active' || job.nextRunAt === null) return;
+    if (job.status !== 'active' || job.nextRunAt === null) return undefined;
     const slot = Date.parse(job.nextRunAt);
     const now = this.options.clock.now().getTime();
     // Moved later by a change since it was queued, or already claimed: back on the agenda.
     if (slot > now || (job.lastFiredSlot !== null && slot <= Date.parse(job.lastFiredSlot))) {
       if (slot > now) this.jobChanged(job);
-      return;
+      return undefined;
     }
     const { missedSlots, lastMissedSlot, next } = slotsThrough(this.schedule(job.scheduleExpression), job.timezone, slot, now, new Date(job.anchorAt));
     const startedAt = new Date(now).toISOString();
@@ -201,7 +229,7 @@ export class CronScheduler implements CronJobObserver {
       scheduledFor: job.nextRunAt,
       startedAt,
       finishedAt: null,
-      status: 'starting',
+      status: 'running',
       ...(catchUp ? { catchUp: { missedSlots, lastMissedSlot: new Date(lastMissedSlot).toISOString() } } : {}),
     };
     const claimed: CronJobRecord = {
@@ -211,23 +239,22 @@ export class CronScheduler implements CronJobObserver {
       // An at() job (or a cron whose years are over) has nothing left once it fired.
       status: next === null ? 'completed' : 'active',
       lastRunAt: startedAt,
-      lastRunStatus: 'starting',
+      lastRunStatus: 'running',
     };
-    if (!(await this.options.repository.claimSlot(claimed, version, run))) {
-      // Another writer got there first (a change, a pause, another scheduler): look again.
-      const current = await this.options.repository.get(entry.accountId, entry.cronJobId);
-      if (current && this.running) this.jobChanged(current.job);
-      return;
-    }
+    return { claimed, jobVersion: version, run };
+  }
+
+  /** The slot is ours: put the job back on the agenda and submit the run. */
+  private async claimed({ claimed, run }: SlotClaim): Promise<void> {
     if (claimed.status === 'active') this.jobChanged(claimed);
-    this.options.logger.info({ event: 'cron-fire', cronJobId: job.cronJobId, scheduledFor: run.scheduledFor, eventId: run.eventId, ...(catchUp ? { missedSlots } : {}) }, 'cron job fired');
+    this.options.logger.info({ event: 'cron-fire', cronJobId: claimed.cronJobId, scheduledFor: run.scheduledFor, eventId: run.eventId, ...(run.catchUp ? { missedSlots: run.catchUp.missedSlots } : {}) }, 'cron job fired');
     await this.launch(claimed, run);
   }
 
   /**
    * Submit a claimed run. Its event id was stored with the claim, so after a crash between the
    * claim and the submit, the next start submits again and a run that did get through is found,
-   * not started twice.
+   * not started twice. No write here: the claim already recorded the run as `running`.
    */
   private async launch(job: CronJobRecord, run: CronRun): Promise<void> {
     const { accountId, cronJobId } = job;
@@ -235,17 +262,16 @@ export class CronScheduler implements CronJobObserver {
     try {
       await this.options.launcher.submit({ accountId, agentId: job.agentId, conversationKey: job.conversationKey, prompt: job.prompt, eventId: run.eventId });
     } catch (error) {
-      // Stopping: leave the run `starting`; the next start finishes submitting it.
+      // Stopping: leave the run `running`; the next start submits it again.
       if (!this.running) return;
       this.pendingRuns.delete(run.eventId);
       const message = (error as Error).message;
       this.options.logger.warn({ event: 'cron-fire', cronJobId, eventId: run.eventId, error: message }, 'cron run could not start');
       await this.options.repository.updateRun(accountId, cronJobId, run.runId, (current) =>
-        current.status === 'starting' ? { ...current, status: 'failed', finishedAt: this.options.clock.now().toISOString(), error: message } : undefined,
+        current.status === 'running' ? { ...current, status: 'failed', finishedAt: this.options.clock.now().toISOString(), error: message } : undefined,
       );
       return;
     }
-    await this.options.repository.updateRun(accountId, cronJobId, run.runId, (current) => (current.status === 'starting' ? { ...current, status: 'running' } : undefined));
     // The run may have ended before anyone listened (or while no scheduler ran).
     await this.checkOutcome(accountId, run.eventId);
   }
@@ -263,7 +289,7 @@ export class CronScheduler implements CronJobObserver {
     this.pendingRuns.delete(outcome.eventId);
     const finishedAt = this.options.clock.now().toISOString();
     await this.options.repository.updateRun(pending.accountId, pending.cronJobId, pending.runId, (run) =>
-      run.status === 'starting' || run.status === 'running' ? { ...run, status: final.status, finishedAt, ...(final.error ? { error: final.error } : {}) } : undefined,
+      run.status === 'running' ? { ...run, status: final.status, finishedAt, ...(final.error ? { error: final.error } : {}) } : undefined,
     );
   }
 }

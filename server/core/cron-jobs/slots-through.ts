@@ -27,10 +27,16 @@ export function slotsThrough(schedule: Schedule, timezone: string, slot: number,
   }
   let missedSlots = 1;
   let lastMissedSlot = slot;
-  for (let candidate = nextFireTime(schedule, timezone, new Date(slot), anchor); candidate && candidate.getTime() <= now && missedSlots < missedSlotCountLimit; candidate = nextFireTime(schedule, timezone, candidate, anchor)) {
+  // Usually the first candidate is already after `now`: one evaluation per fire.
+  let candidate = nextFireTime(schedule, timezone, new Date(slot), anchor);
+  while (candidate && candidate.getTime() <= now) {
+    if (missedSlots >= missedSlotCountLimit) {
+      candidate = nextFireTime(schedule, timezone, new Date(now), anchor);
+      break;
+    }
     missedSlots += 1;
     lastMissedSlot = candidate.getTime();
+    candidate = nextFireTime(schedule, timezone, candidate, anchor);
   }
-  const next = nextFireTime(schedule, timezone, new Date(Math.max(now, lastMissedSlot)), anchor);
-  return { missedSlots, lastMissedSlot, next: next?.getTime() ?? null };
+  return { missedSlots, lastMissedSlot, next: candidate?.getTime() ?? null };
 }
