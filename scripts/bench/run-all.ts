@@ -4,6 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { runAsyncBench } from './async.js';
+import { runNatsBench } from './nats.js';
 import { runStorageBench } from './storage.js';
 import { runTurnBench } from './turn.js';
 
@@ -11,5 +12,6 @@ const report: Record<string, unknown> = { machine: { node: process.version, plat
 report.storage = await runStorageBench();
 report.turn = await runTurnBench();
 report.async = await runAsyncBench();
+report.nats = await runNatsBench();
 await writeFile('bench-report.json', `${JSON.stringify(report, null, 2)}\n`);
 console.log('\nreport written to bench-report.json');
