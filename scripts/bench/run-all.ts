@@ -4,6 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { runAsyncBench } from './async.js';
+import { runCronBench } from './cron.js';
 import { runNatsBench } from './nats.js';
 import { runStorageBench } from './storage.js';
 import { runTurnBench } from './turn.js';
@@ -13,5 +14,6 @@ report.storage = await runStorageBench();
 report.turn = await runTurnBench();
 report.async = await runAsyncBench();
 report.nats = await runNatsBench();
+report.cron = await runCronBench();
 await writeFile('bench-report.json', `${JSON.stringify(report, null, 2)}\n`);
 console.log('\nreport written to bench-report.json');

@@ -7,10 +7,23 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
 import { streamText } from 'ai';
-import { startFixtureModel } from '../../fixtures/model-server/fixture-model-server.js';
-import { serve } from '../../server/serve.js';
+import { execa, type ResultPromise } from 'execa';
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Start a child process and read the JSON line it prints once it listens. */
+async function startChild(args: string[], environment: Record<string, string> = {}): Promise<{ child: ResultPromise; ready: Record<string, string> }> {
+  const child = execa('node', ['--import', 'tsx', ...args], { cwd: projectRoot, env: { LOG_LEVEL: 'warn', ENABLE_WEBSOCKET: 'false', ...environment }, reject: false, stdout: 'pipe', stderr: 'inherit' });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    void child.then((result) => reject(new Error(`${args.join(' ')} exited (${result.exitCode})`)));
+  });
+  return { child, ready: JSON.parse(line) as Record<string, string> };
+}
 
 const modelKey = 'sk-bench-0123456789abcdef';
 
@@ -52,10 +65,20 @@ export interface TurnBenchResult {
   throughputRatio: number;
 }
 
+/**
+ * Three processes, as in production: this one is the client; the fixture model and the
+ * harness service each run in their own (the bare baseline talks to the same model process).
+ */
 export async function runTurnBench(sequentialTurns = 200, concurrentTurns = 640): Promise<TurnBenchResult> {
-  const model = await startFixtureModel({ apiKey: modelKey });
+  const modelProcess = await startChild(['fixtures/model-server/main.ts', '--api-key', modelKey]);
+  const model = { baseURL: modelProcess.ready.baseURL! };
   const dataDir = await mkdtemp(join(tmpdir(), 'harness-bench-turn-'));
-  const services = await serve({ accountPort: 0, agentPort: 0, dataDir, logger: false });
+  // The benchmark sets the limits it needs: 32 concurrent turns from one account, hundreds a minute.
+  const serviceProcess = await startChild(['cli/main.ts', 'serve', '--account-port', '0', '--agent-port', '0', '--data-dir', dataDir, '--json'], {
+    HARNESS_LIMIT_TURNS_PER_MINUTE: '1000000',
+    HARNESS_LIMIT_CONCURRENT_TURNS: '1000',
+  });
+  const services = { accountUrl: serviceProcess.ready.accountUrl!, agentUrl: serviceProcess.ready.agentUrl! };
   try {
     const account = (await (await fetch(`${services.accountUrl}/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', description: 'bench' }) })).json()) as { secret: string };
     await fetch(`${services.accountUrl}/accounts/me/agents/bench`, {
@@ -95,8 +118,9 @@ export async function runTurnBench(sequentialTurns = 200, concurrentTurns = 640)
     console.log(`  concurrency 32: bare ${bareTurnsPerSecond32.toFixed(0)} turns/s, harness ${harnessTurnsPerSecond32.toFixed(0)} turns/s, ratio ${result.throughputRatio.toFixed(2)}x (target >= 0.7x)`);
     return result;
   } finally {
-    await services.close();
-    await model.close();
+    serviceProcess.child.kill('SIGTERM');
+    modelProcess.child.kill('SIGTERM');
+    await Promise.all([serviceProcess.child, modelProcess.child]);
     await rm(dataDir, { recursive: true, force: true });
   }
 }
