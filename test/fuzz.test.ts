@@ -39,11 +39,11 @@ const oddStrings = [
   'fuzz',
 ];
 
-const oddValues: unknown[] = [null, true, false, 0, -1, 1.5, 1e309, Number.MAX_SAFE_INTEGER, [], [1, 2], {}, { nested: { deeper: [null] } }, ...oddStrings];
+const oddValues: unknown[] = [null, true, false, 0, -1, 1.5, 1e300, -0, Number.MAX_SAFE_INTEGER, [], [1, 2], {}, { nested: { deeper: [null] } }, ...oddStrings];
 
 /** Percent-encode, keeping lone surrogates as their raw UTF-8 replacement rather than throwing. */
 function encodeSegment(value: string): string {
-  return encodeURIComponent(value.toWellFormed());
+  return encodeURIComponent(value.replace(/[\ud800-\udfff]/g, '\ufffd'));
 }
 
 function deepNesting(depth: number): string {
