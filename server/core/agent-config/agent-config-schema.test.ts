@@ -59,3 +59,10 @@ describe('applyMergePatch (RFC 7396)', () => {
     expect(applyMergePatch({ a: 1 }, 'x')).toBe('x');
   });
 });
+
+describe('tool names that are also Object.prototype members', () => {
+  it('are unknown tools, not inherited entries', () => {
+    expect(() => validateAgentConfig({ tools: { constructor: {} } })).toThrow('config.tools.constructor is not a known tool');
+    expect(() => validateAgentConfig({ tools: { toString: {} } })).toThrow('config.tools.toString is not a known tool');
+  });
+});

@@ -66,7 +66,7 @@ function firstIssue(prefix: string, error: z.ZodError): InvalidRequestError {
 export function validateToolsConfig(tools: Record<string, unknown>): Record<string, Record<string, unknown>> {
   const validated: Record<string, Record<string, unknown>> = {};
   for (const [name, options] of Object.entries(tools)) {
-    const elsewhere = toolsConfiguredElsewhere[name];
+    const elsewhere = Object.hasOwn(toolsConfiguredElsewhere, name) ? toolsConfiguredElsewhere[name] : undefined;
     if (elsewhere) {
       throw new InvalidRequestError(`config.tools.${name} is not allowed: ${name} comes only from ${elsewhere}, never from config.tools`);
     }
