@@ -1,3 +1,4 @@
+import { BoundedJobQueue } from '../bounded-job-queue.js';
 import type { Agents } from '../agents/agents.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
 import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
@@ -44,17 +45,19 @@ export function channelConversationKey(provider: string, conversationId: string)
  * tools settle, the continuation replies in the chat or thread the turn came from.
  */
 export class ChannelWorker {
-  private readonly queue: Job[] = [];
+  private readonly queue: BoundedJobQueue<Job>;
   /** Deliveries queued or running, so a recovery scan cannot queue one twice. */
   private readonly inFlight = new Set<string>();
-  private running = 0;
-  private readonly idleWaiters: (() => void)[] = [];
-  private stopped = false;
-  private readonly concurrency: number;
 
   constructor(private readonly options: ChannelWorkerOptions) {
-    this.concurrency = options.concurrency ?? 4;
-    options.continuations.register('channel', (group) => this.push({ kind: 'continuation', group }));
+    this.queue = new BoundedJobQueue(
+      (job) => this.run(job),
+      options.concurrency ?? 4,
+      (job) => {
+        if (job.kind === 'delivery') this.inFlight.delete(refKey(job.ref));
+      },
+    );
+    options.continuations.register('channel', (group) => this.queue.push({ kind: 'continuation', group }));
   }
 
   /** Processes an accepted delivery in the background. */
@@ -62,7 +65,7 @@ export class ChannelWorker {
     const key = refKey(ref);
     if (this.inFlight.has(key)) return;
     this.inFlight.add(key);
-    this.push({ kind: 'delivery', ref });
+    this.queue.push({ kind: 'delivery', ref });
   }
 
   /** Re-queues deliveries left `accepted` by a stopped process; forgets old finished ones. */
@@ -84,34 +87,12 @@ export class ChannelWorker {
 
   /** Resolves when nothing is queued or running (tests, shutdown). */
   idle(): Promise<void> {
-    if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.queue.idle();
   }
 
   /** Takes no new work and waits for what runs; queued deliveries stay `accepted` for the next boot. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.queue.length = 0;
-    await this.idle();
-  }
-
-  private push(job: Job): void {
-    if (this.stopped) return;
-    this.queue.push(job);
-    this.pump();
-  }
-
-  private pump(): void {
-    while (this.running < this.concurrency && this.queue.length > 0) {
-      const job = this.queue.shift()!;
-      this.running += 1;
-      void this.run(job).finally(() => {
-        if (job.kind === 'delivery') this.inFlight.delete(refKey(job.ref));
-        this.running -= 1;
-        this.pump();
-        if (this.running === 0 && this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-      });
-    }
+  stop(): Promise<void> {
+    return this.queue.stop();
   }
 
   private async run(job: Job): Promise<void> {

@@ -1,4 +1,5 @@
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
+import { BoundedJobQueue } from '../bounded-job-queue.js';
 import type { Logger } from '../logger.js';
 import type { StartedTurn, TurnRunner } from '../turns/turn-runner.js';
 import type { EventsRepository } from './events-repository.js';
@@ -11,55 +12,33 @@ type Job = { kind: 'event'; eventId: string } | { kind: 'continuation'; group: D
  * after a restart, recovery puts the unfinished work back on the queue.
  */
 export class AsyncWorker {
-  private readonly queue: Job[] = [];
-  private running = 0;
-  private readonly idleWaiters: (() => void)[] = [];
-  private stopped = false;
+  private readonly queue: BoundedJobQueue<Job>;
 
   constructor(
     private readonly turns: TurnRunner,
     private readonly events: EventsRepository,
     private readonly logger: Logger,
-    private readonly concurrency = 4,
-  ) {}
+    concurrency = 4,
+  ) {
+    this.queue = new BoundedJobQueue((job) => this.run(job), concurrency);
+  }
 
   enqueueEvent(eventId: string): void {
-    this.push({ kind: 'event', eventId });
+    this.queue.push({ kind: 'event', eventId });
   }
 
   enqueueContinuation(group: DispatchGroup): void {
-    this.push({ kind: 'continuation', group });
+    this.queue.push({ kind: 'continuation', group });
   }
 
   /** Resolves when the queue is empty and nothing runs (tests, shutdown). */
   idle(): Promise<void> {
-    if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.queue.idle();
   }
 
   /** Take no new work; wait for what runs. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.queue.length = 0;
-    await this.idle();
-  }
-
-  private push(job: Job): void {
-    if (this.stopped) return;
-    this.queue.push(job);
-    this.pump();
-  }
-
-  private pump(): void {
-    while (this.running < this.concurrency && this.queue.length > 0) {
-      const job = this.queue.shift()!;
-      this.running += 1;
-      void this.run(job).finally(() => {
-        this.running -= 1;
-        this.pump();
-        if (this.running === 0 && this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-      });
-    }
+  stop(): Promise<void> {
+    return this.queue.stop();
   }
 
   private async run(job: Job): Promise<void> {
