@@ -1,43 +1,18 @@
 import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { startFakeChannelApis, type FakeChannelApis, type FakeChannelProvider } from '../../fixtures/channel-apis/fake-channel-apis.js';
-import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
-import { startFixtureSearch, type FixtureSearchServer } from '../../fixtures/search-server/fixture-search-server.js';
-import { createHarnessCore, type HarnessCore } from '../../server/core/harness-core.js';
-import { defineInfrastructure } from '../../server/core/infrastructure.js';
-import type { Logger } from '../../server/core/logger.js';
-import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
-import { buildAccountService } from '../../server/http/account-service.js';
-import { buildAgentService } from '../../server/http/agent-service.js';
-import { temporaryFolder } from './temporary-folder.js';
-import { testAdminSecret, testEncryptionSecret } from './test-services.js';
+import { startChatStack, type ChatStack } from './chat-stack.js';
 
-export const modelKey = 'sk-fixture-model-key-0123456789';
-export const searchKey = 'tvly-fixture-search-key-0123456789';
-
-export interface LogLine {
-  level: string;
-  fields: Record<string, unknown>;
-  message?: string;
-}
+export { modelKey, searchKey } from './chat-stack.js';
 
 /**
  * Both services on loopback (real lowdb files), the fixture model and search service, and
  * the fake channel APIs. The core's clock can be moved (Slack's documented example is
  * signed in 2018); `restart()` rebuilds the services on the same data folder.
  */
-export interface ChannelsStack {
-  model: FixtureModelServer;
-  search: FixtureSearchServer;
+export interface ChannelsStack extends Omit<ChatStack, 'putAgent' | 'provider'> {
   apis: FakeChannelApis;
-  core: HarnessCore;
-  accountUrl: string;
-  agentUrl: string;
-  logs: LogLine[];
   /** Pins the core's clock; `undefined` goes back to real time. */
   setNow(date: Date | undefined): void;
-  restart(): Promise<void>;
-  close(): Promise<void>;
-  createAccount(username: string): Promise<{ accountId: string; secret: string }>;
   putAgent(secret: string, agentId: string, config: Record<string, unknown>): Promise<Response>;
   provider(): Record<string, unknown>;
   /** POSTs the exact bytes to `/webhooks/{accountId}/{agentId}/{provider}{query}`. */
@@ -46,95 +21,38 @@ export interface ChannelsStack {
   idle(): Promise<void>;
 }
 
+/** The chat stack (both services, fixture model and search) plus the fake channel APIs and a movable clock. */
 export async function startChannelsStack(): Promise<ChannelsStack> {
-  const folder = await temporaryFolder();
-  const model = await startFixtureModel({ apiKey: modelKey });
-  const search = await startFixtureSearch({ apiKey: searchKey });
-  const apis = await startFakeChannelApis();
-  const logs: LogLine[] = [];
-  const record = (level: string) => (fields: Record<string, unknown>, message?: string) => logs.push({ level, fields, message });
-  const logger: Logger = { info: record('info'), warn: record('warn'), error: record('error'), debug: record('debug') };
   let pinned: Date | undefined;
-
-  const start = async () => {
-    const storage = new LowdbStorage(`${folder.path}/tables`);
-    const core = createHarnessCore({
-      storage,
-      infrastructure: defineInfrastructure('test'),
-      secrets: { adminSecret: testAdminSecret, configEncryptionSecret: testEncryptionSecret },
-      logger,
-      now: () => pinned ?? new Date(),
-      toolEnvironment: { alphaBaseUrl: search.baseURL },
-      modelMaxRetries: 0,
-    });
-    const accountApp = buildAccountService({ core });
-    const agentApp = buildAgentService({ core });
-    const accountUrl = await accountApp.listen({ port: 0, host: '127.0.0.1' });
-    const agentUrl = await agentApp.listen({ port: 0, host: '127.0.0.1' });
-    await core.start();
-    return {
-      core,
-      accountUrl,
-      agentUrl,
-      stop: async () => {
-        await Promise.all([accountApp.close(), agentApp.close()]);
-        await core.stop();
-        await storage.close();
-      },
-    };
-  };
-
-  let running = await start();
-  return {
-    model,
-    search,
+  const chat = await startChatStack({ now: () => pinned ?? new Date() });
+  const apis = await startFakeChannelApis();
+  return Object.assign(Object.create(chat) as ChatStack, {
     apis,
-    logs,
-    get core() {
-      return running.core;
-    },
-    get accountUrl() {
-      return running.accountUrl;
-    },
-    get agentUrl() {
-      return running.agentUrl;
-    },
-    setNow: (date) => {
+    setNow: (date: Date | undefined) => {
       pinned = date;
     },
-    restart: async () => {
-      await running.stop();
-      running = await start();
-    },
     close: async () => {
-      await running.stop();
-      await Promise.all([model.close(), search.close(), apis.close()]);
-      await folder.remove();
+      await chat.close();
+      await apis.close();
     },
-    createAccount: async (username) => {
-      const response = await fetch(`${running.accountUrl}/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, description: 'test' }) });
-      if (response.status !== 201) throw new Error(`account: ${response.status} ${await response.text()}`);
-      return (await response.json()) as { accountId: string; secret: string };
-    },
-    putAgent: (secret, agentId, config) =>
-      fetch(`${running.accountUrl}/accounts/me/agents/${agentId}`, {
+    putAgent: (secret: string, agentId: string, config: Record<string, unknown>) =>
+      fetch(`${chat.accountUrl}/accounts/me/agents/${agentId}`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
         body: JSON.stringify({ config }),
       }),
-    provider: () => ({ openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture-model', api: 'responses' } }),
-    webhook: (path, body, headers) =>
-      fetch(`${running.agentUrl}/webhooks/${path.accountId}/${path.agentId}/${path.provider}${path.query ?? ''}`, { method: 'POST', headers, body }),
+    provider: () => chat.provider('responses'),
+    webhook: (path: { accountId: string; agentId: string; provider: string; query?: string }, body: string | Uint8Array, headers: Record<string, string>) =>
+      fetch(`${chat.agentUrl}/webhooks/${path.accountId}/${path.agentId}/${path.provider}${path.query ?? ''}`, { method: 'POST', headers, body }),
     idle: async () => {
       for (let round = 0; round < 3; round += 1) {
-        await running.core.channels.worker.idle();
-        await running.core.asyncWorker.idle();
+        await chat.core.channels.worker.idle();
+        await chat.core.asyncWorker.idle();
       }
     },
-  };
+  }) as ChannelsStack;
 }
 
-/** Channel settings for every provider, pointed at the fake APIs. */
 export function channelSettings(apis: FakeChannelApis, discordPublicKey: string): Record<FakeChannelProvider, Record<string, unknown>> {
   return {
     telegram: { botToken: '123456:telegram-bot-token-abc', secretToken: 'telegram-secret-token-0123', apiBaseUrl: apis.baseURL('telegram') },

@@ -44,6 +44,8 @@ export interface ChatStackOptions {
   alphaApiKey?: string;
   sameInvocationTimeoutMs?: number;
   limits?: Partial<ServiceLimits>;
+  /** The core's clock (default: real time). */
+  now?: () => Date;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -62,6 +64,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       infrastructure: defineInfrastructure('test'),
       secrets: { adminSecret: testAdminSecret, configEncryptionSecret: testEncryptionSecret },
       logger,
+      ...(options.now ? { now: options.now } : {}),
       toolEnvironment: { alphaBaseUrl: search.baseURL, alphaApiKey: options.alphaApiKey },
       modelMaxRetries: 0,
       bucketFolder: `${folder.path}/bucket`,
