@@ -1,6 +1,8 @@
+import { mkdir } from 'node:fs/promises';
 import { createHarnessCore, type HarnessCore } from '../../server/core/harness-core.js';
 import { defineInfrastructure } from '../../server/core/infrastructure.js';
 import type { Logger } from '../../server/core/logger.js';
+import type { BubblewrapStatus } from '../../server/core/sandbox/bubblewrap-probe.js';
 import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
 import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
@@ -27,6 +29,9 @@ export interface ChatStack {
   accountUrl: string;
   agentUrl: string;
   logs: RecordedLog[];
+  /** The data folder, and the filesystem bucket folder in it (named by the infrastructure definition). */
+  dataDir: string;
+  bucketFolder: string;
   /** Every route of the two services, as registered. */
   routes: { account: RouteEntry[]; agent: RouteEntry[] };
   /** Stop the services and start new ones on the same data folder (fixtures keep running). */
@@ -46,11 +51,15 @@ export interface ChatStackOptions {
   limits?: Partial<ServiceLimits>;
   /** The core's clock (default: real time). */
   now?: () => Date;
+  /** What the bubblewrap probe found (default: not probed, so bash runs without it). */
+  bubblewrap?: BubblewrapStatus;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
 export async function startChatStack(options: ChatStackOptions = {}): Promise<ChatStack> {
   const folder = await temporaryFolder();
+  const bucketFolder = `${folder.path}/${defineInfrastructure('test').filesystemBucketName}`;
+  await mkdir(bucketFolder, { recursive: true });
   const model = await startFixtureModel({ apiKey: modelKey });
   const search = await startFixtureSearch({ apiKey: searchKey });
   const logs: RecordedLog[] = [];
@@ -67,7 +76,8 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       ...(options.now ? { now: options.now } : {}),
       toolEnvironment: { alphaBaseUrl: search.baseURL, alphaApiKey: options.alphaApiKey },
       modelMaxRetries: 0,
-      bucketFolder: `${folder.path}/bucket`,
+      bucketFolder,
+      ...(options.bubblewrap ? { bubblewrap: options.bubblewrap } : {}),
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });
@@ -94,6 +104,8 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
     model,
     search,
     logs,
+    dataDir: folder.path,
+    bucketFolder,
     get core() {
       return running.core;
     },

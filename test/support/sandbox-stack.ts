@@ -1,17 +1,6 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
-import { createHarnessCore, type HarnessCore } from '../../server/core/harness-core.js';
-import { defineInfrastructure } from '../../server/core/infrastructure.js';
 import { accountBucketFolder } from '../../server/core/sandbox/account-bucket.js';
 import { type BubblewrapStatus, probeBubblewrap } from '../../server/core/sandbox/bubblewrap-probe.js';
-import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
-import { buildAccountService } from '../../server/http/account-service.js';
-import { buildAgentService } from '../../server/http/agent-service.js';
-import { temporaryFolder } from './temporary-folder.js';
-import { testAdminSecret, testEncryptionSecret } from './test-services.js';
-
-const modelKey = 'sk-fixture-model-key-0123456789';
+import { startChatStack, type ChatStack } from './chat-stack.js';
 
 /** The JSON answer of the chat API. */
 export interface ChatAnswer {
@@ -28,16 +17,8 @@ export interface ToolResultPart {
   output: unknown;
 }
 
-export interface SandboxStack {
-  model: FixtureModelServer;
-  core: HarnessCore;
-  accountUrl: string;
-  agentUrl: string;
-  dataDir: string;
-  bucketFolder: string;
+export interface SandboxStack extends Omit<ChatStack, 'putAgent' | 'provider' | 'chat'> {
   bubblewrap: BubblewrapStatus;
-  close(): Promise<void>;
-  createAccount(username: string): Promise<{ accountId: string; secret: string }>;
   /** PUT an agent; resolves with the status and body, whatever they are. */
   putAgent(secret: string, agentId: string, config: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }>;
   /** The provider block pointing at the fixture model. */
@@ -72,87 +53,39 @@ export function toolResults(messages: ChatAnswer['messages']): ToolResultPart[] 
 }
 
 /**
- * Both services on loopback over real lowdb files, with a filesystem bucket folder under the
- * data folder (named by the infrastructure definition, as `serve` does), bubblewrap as
- * probed on this machine, and the fixture model.
+ * The chat stack (both services on loopback over real lowdb files, the fixture model, a
+ * bucket folder named by the infrastructure definition, as `serve` makes it) with bubblewrap
+ * as probed on this machine.
  */
 export async function startSandboxStack(): Promise<SandboxStack> {
-  const folder = await temporaryFolder('harness-sandbox-');
-  const model = await startFixtureModel({ apiKey: modelKey });
-  const infrastructure = defineInfrastructure('test');
-  const bucketFolder = path.join(folder.path, infrastructure.filesystemBucketName);
-  await mkdir(bucketFolder, { recursive: true });
   const bubblewrap = await probeBubblewrap();
-  const storage = new LowdbStorage(`${folder.path}/tables`);
-  const core = createHarnessCore({
-    storage,
-    infrastructure,
-    secrets: { adminSecret: testAdminSecret, configEncryptionSecret: testEncryptionSecret },
-    toolEnvironment: { alphaBaseUrl: 'http://127.0.0.1:9' },
-    modelMaxRetries: 0,
-    bucketFolder,
-    bubblewrap,
-  });
-  const accountApp = buildAccountService({ core });
-  const agentApp = buildAgentService({ core, enableDirectApi: true });
-  const accountUrl = await accountApp.listen({ port: 0, host: '127.0.0.1' });
-  const agentUrl = await agentApp.listen({ port: 0, host: '127.0.0.1' });
-  await core.start();
-
+  const chat = await startChatStack({ bubblewrap });
   const lastBodyTools = (): OfferedTool[] => {
-    const body = model.calls().at(-1)?.body as { tools?: OfferedTool[] } | undefined;
+    const body = chat.model.calls().at(-1)?.body as { tools?: OfferedTool[] } | undefined;
     return body?.tools ?? [];
   };
-
-  return {
-    model,
-    core,
-    accountUrl,
-    agentUrl,
-    dataDir: folder.path,
-    bucketFolder,
+  return Object.assign(Object.create(chat) as ChatStack, {
     bubblewrap,
-    close: async () => {
-      await Promise.all([accountApp.close(), agentApp.close()]);
-      await core.stop();
-      await storage.close();
-      await model.close();
-      await folder.remove();
-    },
-    createAccount: async (username) => {
-      const response = await fetch(`${accountUrl}/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, description: 'sandbox test' }) });
-      if (response.status !== 201) throw new Error(`account: ${response.status} ${await response.text()}`);
-      return (await response.json()) as { accountId: string; secret: string };
-    },
-    putAgent: async (secret, agentId, config) => {
-      const response = await fetch(`${accountUrl}/accounts/me/agents/${agentId}`, {
+    putAgent: async (secret: string, agentId: string, config: Record<string, unknown>) => {
+      const response = await fetch(`${chat.accountUrl}/accounts/me/agents/${agentId}`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
         body: JSON.stringify({ config }),
       });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
-    provider: () => ({ openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture-model', api: 'chat' } }),
-    chat: async (secret, agentId, conversationKey, message) => {
-      const response = await fetch(`${agentUrl}/agents/${agentId}/chat`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, accept: 'application/json' },
-        body: JSON.stringify({ conversationKey, message }),
-      });
+    provider: () => chat.provider('chat'),
+    chat: async (secret: string, agentId: string, conversationKey: string, message: string) => {
+      const response = await chat.chat(secret, agentId, { conversationKey, message });
       if (response.status !== 200) throw new Error(`chat: ${response.status} ${await response.text()}`);
       return (await response.json()) as ChatAnswer;
     },
-    chatStream: (secret, agentId, body) =>
-      fetch(`${agentUrl}/agents/${agentId}/chat`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, accept: 'text/event-stream' },
-        body: JSON.stringify(body),
-      }),
-    accountFolder: (accountId) => accountBucketFolder(bucketFolder, accountId),
+    chatStream: (secret: string, agentId: string, body: unknown) => chat.chat(secret, agentId, body, 'text/event-stream'),
+    accountFolder: (accountId: string) => accountBucketFolder(chat.bucketFolder, accountId),
     lastOfferedTools: () => lastBodyTools().map((entry) => entry.function?.name ?? entry.name ?? '').sort(),
-    lastToolDescription: (name) => {
+    lastToolDescription: (name: string) => {
       const found = lastBodyTools().find((entry) => (entry.function?.name ?? entry.name) === name);
       return found?.function?.description ?? found?.description;
     },
-  };
+  }) as SandboxStack;
 }
