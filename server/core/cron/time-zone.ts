@@ -60,12 +60,26 @@ export function wallClockAt(instantMs: number, timezone: string): WallClockTime 
       second: date.getUTCSeconds(),
     };
   }
+  // Formatting through Intl costs microseconds and many jobs ask for the same instants (10,000
+  // jobs due at one minute): remember readings per zone, exactly keyed by the instant.
+  let readings = wallClockReadings.get(timezone);
+  if (!readings) {
+    readings = new Map();
+    wallClockReadings.set(timezone, readings);
+  }
+  const known = readings.get(instantMs);
+  if (known) return { ...known };
   const reading = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
   for (const part of formatterFor(timezone).formatToParts(instantMs)) {
     if (part.type in reading) reading[part.type as keyof typeof reading] = Number(part.value);
   }
-  return reading;
+  if (readings.size >= maxRememberedReadings) readings.clear();
+  readings.set(instantMs, reading);
+  return { ...reading };
 }
+
+const wallClockReadings = new Map<string, Map<number, WallClockTime>>();
+const maxRememberedReadings = 20_000;
 
 /** A wall-clock reading as if it were UTC: a plain number to compare and offset with. */
 export function wallClockAsUtcMs(time: Omit<WallClockTime, 'second'> & { second?: number }): number {
