@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from 'ai';
+import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from 'ai';
 
 /** Chunks that open a stream without saying anything yet. */
 const preambleTypes = new Set(['start', 'start-step']);
@@ -38,26 +38,33 @@ export async function drain(reader: ReadableStreamDefaultReader<UIMessageChunk>)
 /**
  * Write the AI SDK UI message stream protocol (contract §5): SSE with
  * `x-vercel-ai-ui-message-stream: v1`, `data: <chunk>` lines and a final `data: [DONE]`.
- * A client that goes away stops receiving, but the stream is still read to its end so the
- * turn finishes and is stored.
+ * Lines produced in one burst go out in one socket write (they are gathered until the next
+ * turn of the event loop), without further web-stream layers. A client that goes away stops
+ * receiving, but the stream is still read to its end so the turn finishes and is stored.
  */
 export async function writeUiMessageSse(response: ServerResponse, peeked: PeekedStream): Promise<void> {
   response.writeHead(200, { ...UI_MESSAGE_STREAM_HEADERS, 'x-accel-buffering': 'no' });
-  const remaining = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const chunk of peeked.head) controller.enqueue(chunk);
-    },
-    async pull(controller) {
-      const { value, done } = await peeked.reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-  });
-  const lines = remaining.pipeThrough(new JsonToSseTransformStream()).getReader();
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending && !response.destroyed && !response.writableEnded) response.write(pending);
+    pending = '';
+  };
+  const send = (line: string) => {
+    pending += line;
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  for (const chunk of peeked.head) send(`data: ${JSON.stringify(chunk)}\n\n`);
   for (;;) {
-    const { value, done } = await lines.read();
+    const { value, done } = await peeked.reader.read();
     if (done) break;
-    if (!response.destroyed && !response.writableEnded) response.write(value);
+    send(`data: ${JSON.stringify(value)}\n\n`);
   }
+  send('data: [DONE]\n\n');
+  flush();
   if (!response.writableEnded) response.end();
 }
