@@ -7,11 +7,11 @@ import { runAsyncBench } from './async.js';
 import { runCronBench } from './cron.js';
 import { runNatsBench } from './nats.js';
 import { runStorageBench } from './storage.js';
-import { runTurnBench } from './turn.js';
+import { runTurnBenches } from './turn.js';
 
 const report: Record<string, unknown> = { machine: { node: process.version, platform: process.platform }, startedAt: new Date().toISOString() };
 report.storage = await runStorageBench();
-report.turn = await runTurnBench();
+report.turn = await runTurnBenches();
 report.async = await runAsyncBench();
 report.nats = await runNatsBench();
 report.cron = await runCronBench();
