@@ -96,6 +96,13 @@ async function main(): Promise<void> {
   });
   if (dispatchAgent.status >= 300) throw new Error(`Configuring the demo-dispatch agent failed: ${JSON.stringify(dispatchAgent.body)}`);
 
+  const root = (await request(`${services.agentUrl}/`)).body as { nats?: string };
+  const natsLine =
+    root.nats === 'connected'
+      ? '  nats              connected (embedded nats-server; try `chat --transport nats`)'
+      : root.nats === 'disabled'
+        ? '  nats              off (ENABLE_WEBSOCKET=false, or nats-server is not installed: apt-get install -y nats-server)'
+        : `  nats              ${root.nats ?? 'unknown'}`;
   const lines = [
     '',
     'harness is running (stage local, data in ' + services.dataDir + ')',
@@ -104,6 +111,7 @@ async function main(): Promise<void> {
     `  fixture model     ${model.baseURL}`,
     `  fixture search    ${search.baseURL}`,
     `  mock worker       ${worker.dispatchUrl}`,
+    natsLine,
     `  demo account      ${profile.username} (${profile.accountId}), saved as CLI profile "${demoProfileName}"`,
     `  demo secret       ${profile.secret}`,
     '',
@@ -111,6 +119,7 @@ async function main(): Promise<void> {
     `  npx harness --profile ${demoProfileName} chat demo`,
     '    (type "search: otters" for a tool that asks for approval, "call test_async {}" for an async tool)',
     `  npx harness --profile ${demoProfileName} async demo-dispatch -m 'call test_external_async {"task":"demo"}' --wait`,
+    `  npx harness --profile ${demoProfileName} chat demo --transport nats -m "hello over NATS"`,
     `  npx harness --profile ${demoProfileName} tools list demo`,
     '',
     'Ctrl-C stops everything.',
