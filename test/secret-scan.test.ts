@@ -6,6 +6,10 @@ import { startFixtureModel, type FixtureModelServer } from '../fixtures/model-se
 import { startFixtureSearch, type FixtureSearchServer } from '../fixtures/search-server/fixture-search-server.js';
 import { startMockWorker, type MockWorker } from '../mock-worker/mock-worker.js';
 import { generatedSecretsFileName } from '../server/core/secrets/runtime-secrets.js';
+import { silentLogger } from '../server/core/logger.js';
+import { connectNats } from '../server/nats/nats-connection.js';
+import { chatSubject } from '../server/nats/nats-subjects.js';
+import { TestInbox, textOf } from './support/nats-stack.js';
 import { channelSettings, discordHeaders, discordKeys, githubSignature, slackHeaders } from './support/channels-stack.js';
 import { startServiceProcess, type ServiceProcess } from './support/service-process.js';
 import { temporaryFolder } from './support/temporary-folder.js';
@@ -34,7 +38,8 @@ describe('secret scan after a full scenario', () => {
     search = await startFixtureSearch({ apiKey: searchKey });
     apis = await startFakeChannelApis();
     worker = await startMockWorker({ port: 0, delayMs: 10 });
-    service = await startServiceProcess(folder.path, { LOG_LEVEL: 'debug', ALPHA_BASE_URL: search.baseURL });
+    // NATS on too (the embedded nats-server), so the NATS transport is part of the scenario.
+    service = await startServiceProcess(folder.path, { LOG_LEVEL: 'debug', ALPHA_BASE_URL: search.baseURL, ENABLE_WEBSOCKET: 'true' });
   });
   afterAll(async () => {
     await service.stop();
@@ -101,11 +106,22 @@ describe('secret scan after a full scenario', () => {
     await webhook('discord', interaction, discordHeaders(discord.privateKey, interaction));
     await webhook('pancake', '{}', {}, `?token=${String(channels.pancake.verifyToken)}`);
     await webhook('zalo', '{}', { 'x-bot-api-secret-token': String(channels.zalo.secretToken) });
+    // A turn over NATS: the bearer travels in a NATS header. The credentials answer, like the
+    // account creation answer, is the one place that shows the account's NATS password.
+    const nats = JSON.parse((await call('GET nats', `${service.accountUrl}/accounts/me/nats`, json(accountSecret), false)).body) as { websocketUrl: string; user: string; password: string; inboxPrefix: string };
+    const connection = await connectNats({ url: nats.websocketUrl, user: nats.user, password: nats.password, inboxPrefix: nats.inboxPrefix, name: 'secret-scan', logger: silentLogger });
+    const inbox = new TestInbox(connection, nats.inboxPrefix);
+    await inbox.request(chatSubject(created.accountId, 'scan'), accountSecret, { conversationKey: 'scan-nats', message: 'hello over nats' });
+    const natsChunks = await inbox.untilFinal();
+    responses.push({ what: 'NATS chunks', body: JSON.stringify(natsChunks) });
+    inbox.close();
+    await connection.close();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await service.stop();
 
-    const secrets = [providerKey, searchKey, extractKey, accountSecret, ...Object.values(channels).flatMap((settings) => Object.entries(settings).filter(([name]) => /token|secret|apikey/i.test(name) && name !== 'publicKey').map(([, value]) => String(value)))];
-    expect(secrets.length).toBeGreaterThanOrEqual(14);
+    const secrets = [providerKey, searchKey, extractKey, accountSecret, nats.password, ...Object.values(channels).flatMap((settings) => Object.entries(settings).filter(([name]) => /token|secret|apikey/i.test(name) && name !== 'publicKey').map(([, value]) => String(value)))];
+    expect(secrets.length).toBeGreaterThanOrEqual(15);
+    expect(textOf(natsChunks)).toBe('Echo: hello over nats');
     const hits: string[] = [];
     for (const file of await filesUnder(folder.path)) {
       if (file.endsWith(generatedSecretsFileName)) continue;
