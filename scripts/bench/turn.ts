@@ -39,13 +39,15 @@ async function consumeSse(response: Response): Promise<void> {
 }
 
 async function timeSequential(turns: number, run: (index: number) => Promise<void>): Promise<number> {
-  for (let index = 0; index < 5; index += 1) await run(-index - 1); // warm-up
+  // Warm up both sides alike (JIT, connection pools, first-use paths) before measuring.
+  for (let index = 0; index < 100; index += 1) await run(-index - 1);
   const started = performance.now();
   for (let index = 0; index < turns; index += 1) await run(index);
   return (performance.now() - started) / turns;
 }
 
 async function throughput(turns: number, concurrency: number, run: (index: number) => Promise<void>): Promise<number> {
+  await Promise.all(Array.from({ length: concurrency }, (_, index) => run(-1000 - index))); // warm-up at this concurrency
   let next = 0;
   const started = performance.now();
   await Promise.all(
