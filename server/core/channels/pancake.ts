@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { ChannelAdapter, InboundEvent, OutboundRequest } from './channel-adapter.js';
-import { constantTimeEqual } from './constant-time-equal.js';
 import { splitReplyText } from './split-reply-text.js';
-import { parseJsonBody, resolveApiBaseUrl } from './webhook-helpers.js';
+import { parseJsonBody, resolveApiBaseUrl, verifySharedToken } from './webhook-helpers.js';
 
 /** `config.channels.pancake`. */
 export const pancakeConfigSchema = z.object({
@@ -53,10 +52,7 @@ export const pancakeAdapter: ChannelAdapter<PancakeConfig, PancakeReplyTarget> =
   replyLimit,
 
   verify(request, config) {
-    const received = request.query.token;
-    if (received === undefined) return { ok: false, reason: 'missing token query parameter' };
-    if (!constantTimeEqual(received, config.verifyToken)) return { ok: false, reason: 'token query parameter does not match' };
-    return { ok: true };
+    return verifySharedToken(request.query.token, config.verifyToken, 'token query parameter');
   },
 
   parse(request, config): InboundEvent {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { ChannelAdapter, InboundEvent, OutboundRequest } from './channel-adapter.js';
-import { constantTimeEqual } from './constant-time-equal.js';
 import { splitReplyText } from './split-reply-text.js';
-import { parseJsonBody, resolveApiBaseUrl } from './webhook-helpers.js';
+import { parseJsonBody, resolveApiBaseUrl, verifySharedToken } from './webhook-helpers.js';
 
 /** `config.channels.telegram`. */
 export const telegramConfigSchema = z.object({
@@ -46,10 +45,7 @@ export const telegramAdapter: ChannelAdapter<TelegramConfig, TelegramReplyTarget
   replyLimit,
 
   verify(request, config) {
-    const received = request.headers[secretHeader];
-    if (received === undefined) return { ok: false, reason: `missing ${secretHeader} header` };
-    if (!constantTimeEqual(received, config.secretToken)) return { ok: false, reason: `${secretHeader} does not match` };
-    return { ok: true };
+    return verifySharedToken(request.headers[secretHeader], config.secretToken, `${secretHeader} header`);
   },
 
   parse(request): InboundEvent {

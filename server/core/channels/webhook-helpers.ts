@@ -1,7 +1,9 @@
 /**
- * Small helpers the provider adapters share: JSON bodies, timestamp windows and base
- * URLs. Pure functions, no I/O.
+ * Small helpers the provider adapters share: JSON bodies, shared tokens, timestamp windows
+ * and base URLs. Pure functions, no I/O.
  */
+import type { VerificationResult } from './channel-adapter.js';
+import { constantTimeEqual } from './constant-time-equal.js';
 
 /** Parses the raw body as JSON; `undefined` when it is not JSON. */
 export function parseJsonBody(rawBody: Buffer): unknown {
@@ -29,4 +31,15 @@ export function checkTimestampWindow(timestamp: string, now: Date, windowSeconds
 /** The configured base URL (for tests and proxies) or the provider's real one, without a trailing slash. */
 export function resolveApiBaseUrl(configured: string | undefined, providerDefault: string): string {
   return (configured ?? providerDefault).replace(/\/+$/, '');
+}
+
+/**
+ * Verification by a shared token the provider sends back as it was configured (Telegram's and
+ * Zalo's secret-token headers, Pancake's URL token), compared in constant time. `label` names
+ * where it travels, e.g. "x-telegram-bot-api-secret-token header".
+ */
+export function verifySharedToken(received: string | undefined, expected: string, label: string): VerificationResult {
+  if (received === undefined) return { ok: false, reason: `missing ${label}` };
+  if (!constantTimeEqual(received, expected)) return { ok: false, reason: `${label} does not match` };
+  return { ok: true };
 }

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { ChannelAdapter, InboundEvent, OutboundRequest } from './channel-adapter.js';
-import { constantTimeEqual } from './constant-time-equal.js';
 import { splitReplyText } from './split-reply-text.js';
-import { parseJsonBody, resolveApiBaseUrl } from './webhook-helpers.js';
+import { parseJsonBody, resolveApiBaseUrl, verifySharedToken } from './webhook-helpers.js';
 
 /** `config.channels.zalo` (Zalo Bot Platform, bot.zaloplatforms.com). */
 export const zaloConfigSchema = z.object({
@@ -43,10 +42,7 @@ export const zaloAdapter: ChannelAdapter<ZaloConfig, ZaloReplyTarget> = {
   replyLimit,
 
   verify(request, config) {
-    const received = request.headers[secretHeader];
-    if (received === undefined) return { ok: false, reason: `missing ${secretHeader} header` };
-    if (!constantTimeEqual(received, config.secretToken)) return { ok: false, reason: `${secretHeader} does not match` };
-    return { ok: true };
+    return verifySharedToken(request.headers[secretHeader], config.secretToken, `${secretHeader} header`);
   },
 
   parse(request): InboundEvent {
