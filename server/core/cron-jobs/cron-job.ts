@@ -12,10 +12,9 @@ export type CronJobStatus = 'active' | 'paused' | 'completed';
  */
 export type CronRunStatus = 'running' | 'completed' | 'failed';
 
-export interface CronJobRecord {
-  kind: 'job';
+/** Contract §4: the cron job as the API shows it. */
+export interface CronJobView {
   cronJobId: string;
-  accountId: string;
   name: string;
   agentId: string;
   conversationKey: string;
@@ -28,12 +27,18 @@ export interface CronJobRecord {
   /** When the newest run started. */
   lastRunAt: string | null;
   lastRunStatus: CronRunStatus | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A cron job as stored: what the API shows, plus what the scheduler keeps. */
+export interface CronJobRecord extends CronJobView {
+  kind: 'job';
+  accountId: string;
   /** Where `rate()` counts from: creation, resume, or a change of expression. */
   anchorAt: string;
   /** The newest slot a scheduler claimed; a slot at or before it never fires again. */
   lastFiredSlot: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export interface CronRun {
@@ -57,23 +62,6 @@ export interface CronRunsRecord {
 }
 
 export type CronTableRow = CronJobRecord | CronRunsRecord;
-
-/** Contract §4: the cron job as the API shows it. */
-export interface CronJobView {
-  cronJobId: string;
-  name: string;
-  agentId: string;
-  conversationKey: string;
-  prompt: string;
-  scheduleExpression: string;
-  timezone: string;
-  status: CronJobStatus;
-  nextRunAt: string | null;
-  lastRunAt: string | null;
-  lastRunStatus: CronRunStatus | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** Runs kept per job; older ones are dropped when a new one is recorded. */
 export const runHistoryLimit = 100;
