@@ -1,34 +1,9 @@
+import type { CronJobView as CronJob, CronRun } from '../../server/core/cron-jobs/index.js';
 import { formatFields, formatTable } from '../output.js';
 import { formatInZone } from './zoned-time.js';
 
-/** A cron job as the account service returns it (contract §4). */
-export interface CronJob {
-  cronJobId: string;
-  name: string;
-  agentId: string;
-  conversationKey: string;
-  prompt: string;
-  scheduleExpression: string;
-  timezone: string;
-  status: 'active' | 'paused' | 'completed';
-  nextRunAt: string | null;
-  lastRunAt: string | null;
-  lastRunStatus: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** One run (contract §6), newest first in `GET .../runs`. */
-export interface CronRun {
-  runId: string;
-  eventId: string;
-  scheduledFor: string;
-  startedAt: string;
-  finishedAt: string | null;
-  status: string;
-  error?: string;
-  catchUp?: { missedSlots: number; lastMissedSlot: string };
-}
+/** A cron job and a run as the account service returns them (contract §4, §6): the core's own view types. */
+export type { CronJobView as CronJob, CronRun } from '../../server/core/cron-jobs/index.js';
 
 /** The jobs table: the next run in the job's zone and in the user's. */
 export function cronJobsTable(jobs: readonly CronJob[], localZone: string): string {
