@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { validateChannelsConfig } from '../channels/channel-config.js';
 import { InvalidRequestError } from '../errors.js';
+import { zodIssueError } from './zod-issue.js';
 import { type AgentSandboxSections, validateSandboxSections } from '../sandbox/agent-sandbox-config.js';
 import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
 
@@ -48,20 +49,6 @@ export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | keyo
   tools?: Record<string, Record<string, unknown>>;
 } & { [Key in keyof AgentSandboxSections]?: Record<string, unknown> };
 
-function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
-  const path = [prefix, ...issue.path.map(String)].join('.');
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => `${path}.${key}`).join(', ');
-    return `${keys} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed here`;
-  }
-  return `${path} ${issue.message}`;
-}
-
-function firstIssue(prefix: string, error: z.ZodError): InvalidRequestError {
-  const issue = error.issues[0];
-  return new InvalidRequestError(issue ? describeIssue(prefix, issue) : `${prefix} is invalid`);
-}
-
 /** Validate `config.tools` (spec rules 1-5 and 9). Also run when tools are built. */
 export function validateToolsConfig(tools: Record<string, unknown>): Record<string, Record<string, unknown>> {
   const validated: Record<string, Record<string, unknown>> = {};
@@ -77,7 +64,7 @@ export function validateToolsConfig(tools: Record<string, unknown>): Record<stri
       throw new InvalidRequestError(`config.tools.${name} must be an object of tool options`);
     }
     const parsed = toolCatalog[name].options.safeParse(options);
-    if (!parsed.success) throw firstIssue(`config.tools.${name}`, parsed.error);
+    if (!parsed.success) throw zodIssueError(`config.tools.${name}`, parsed.error);
     validated[name] = parsed.data as Record<string, unknown>;
   }
   return validated;
@@ -95,7 +82,7 @@ export function validateAgentConfig(config: unknown): AgentConfig {
     }
   }
   const parsed = agentConfigSchema.safeParse(config);
-  if (!parsed.success) throw firstIssue('config', parsed.error);
+  if (!parsed.success) throw zodIssueError('config', parsed.error);
   const { tools, channels, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
   return {
     ...rest,

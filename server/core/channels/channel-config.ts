@@ -7,6 +7,7 @@ import { pancakeConfigSchema } from './pancake.js';
 import { slackConfigSchema } from './slack.js';
 import { telegramConfigSchema } from './telegram.js';
 import { zaloConfigSchema } from './zalo.js';
+import { describeZodIssue, zodIssueError } from '../agent-config/zod-issue.js';
 
 /**
  * The adapters' config schemas made strict for writes: a misspelt field (`apiBaseURL`,
@@ -21,17 +22,13 @@ const strictSchemas: Record<ChannelProvider, z.ZodType> = {
   zalo: zaloConfigSchema.strict(),
 };
 
+/** The shared description, plus two of the adapters' ways: a bare "is required", and messages that already start with the field's name. */
 function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
-  const path = [prefix, ...issue.path.map(String)].join('.');
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => `${path}.${key}`).join(', ');
-    return `${keys} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed here`;
-  }
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${path} is required`;
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `${[prefix, ...issue.path.map(String)].join('.')} is required`;
   // Some adapter messages already start with the field's name ("publicKey must be ...").
   const field = String(issue.path.at(-1) ?? '');
-  const message = field !== '' && issue.message.startsWith(`${field} `) ? issue.message.slice(field.length + 1) : issue.message;
-  return `${path} ${message}`;
+  if (issue.code === 'unrecognized_keys' || field === '' || !issue.message.startsWith(`${field} `)) return describeZodIssue(prefix, issue);
+  return describeZodIssue(prefix, { ...issue, message: issue.message.slice(field.length + 1) });
 }
 
 /**
@@ -50,10 +47,7 @@ export function validateChannelsConfig(channels: Record<string, unknown>): Recor
       throw new InvalidRequestError(`${prefix} must be an object of channel settings`);
     }
     const parsed = strictSchemas[provider].safeParse(settings);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new InvalidRequestError(issue ? describeIssue(prefix, issue) : `${prefix} is invalid`);
-    }
+    if (!parsed.success) throw zodIssueError(prefix, parsed.error, describeIssue);
     const apiBaseUrl = (parsed.data as { apiBaseUrl?: string }).apiBaseUrl;
     if (apiBaseUrl !== undefined && !['http:', 'https:'].includes(new URL(apiBaseUrl).protocol)) {
       throw new InvalidRequestError(`${prefix}.apiBaseUrl must be an absolute http(s) URL`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentIdPattern } from '../agents/agent.js';
 import { InvalidRequestError } from '../errors.js';
+import { zodIssueError } from '../agent-config/zod-issue.js';
 
 /**
  * Shapes of `config.sandbox`, `config.workspace`, `config.subagent` and `config.skills`
@@ -91,21 +92,9 @@ export type SkillConfig = z.infer<typeof inlineSkillSchema> | z.infer<typeof fil
 
 export const skillNamePattern = /^[a-z][a-z0-9_-]{0,63}$/;
 
-function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
-  const path = [prefix, ...issue.path.map(String)].join('.');
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => `${path}.${key}`).join(', ');
-    return `${keys} ${issue.keys.length === 1 ? 'is' : 'are'} not allowed here`;
-  }
-  return `${path} ${issue.message}`;
-}
-
 function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InvalidRequestError(issue ? describeIssue(prefix, issue) : `${prefix} is invalid`);
-  }
+  if (!parsed.success) throw zodIssueError(prefix, parsed.error);
   return parsed.data;
 }
 
