@@ -1,25 +1,16 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
+import type { RunningServices, ServeOptions as ServerServeOptions } from '../../server/serve.js';
 import type { CliContext } from '../cli-context.js';
 import { formatFields, printJson, printText } from '../output.js';
 import { parsePort } from '../parse-values.js';
 import { commandOptions, withJsonOption } from '../session.js';
 
-/** `harness serve` options, as `serve()` in `server/serve.ts` takes them. */
-export interface ServeOptions {
-  accountPort?: number;
-  agentPort?: number;
-  host?: string;
-  dataDir?: string;
-  stage?: string;
-}
+/** `harness serve` options: those of `serve()` in `server/serve.ts` that the command sets. */
+export type ServeOptions = Pick<ServerServeOptions, 'accountPort' | 'agentPort' | 'host' | 'dataDir' | 'stage'>;
 
-/** What a running service hands back (the signature of `server/serve.ts`). */
-export interface RunningService {
-  accountUrl: string;
-  agentUrl: string;
-  close(): Promise<void>;
-}
+/** What a running service hands back. */
+export type RunningService = Pick<RunningServices, 'accountUrl' | 'agentUrl' | 'close'>;
 
 export type StartService = (options: ServeOptions) => Promise<RunningService>;
 
