@@ -20,7 +20,7 @@ describe('a server killed with SIGKILL in the middle of a write load', () => {
     await service.killHard();
     await load.stop();
     const files = await unparsableFiles(folder.path);
-    expect(files.files).toBeGreaterThan(4);
+    expect(files.files).toBeGreaterThan(0);
     expect(files.unparsable).toEqual([]);
     service = await startServiceProcess(folder.path);
     try {

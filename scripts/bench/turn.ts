@@ -10,8 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
-import { streamText } from 'ai';
+import { streamText, type UIMessageChunk } from 'ai';
 import { execa, type ResultPromise } from 'execa';
+import { requestUiMessageStream } from '../../cli/chat/ui-stream-reader.js';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -26,17 +27,6 @@ async function startChild(args: string[], environment: Record<string, string> = 
 }
 
 const modelKey = 'sk-bench-0123456789abcdef';
-
-async function consumeSse(response: Response): Promise<void> {
-  const reader = response.body!.getReader();
-  let tail = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    tail = (tail + new TextDecoder().decode(value)).slice(-32);
-  }
-  if (!tail.includes('[DONE]')) throw new Error('the stream did not end with [DONE]');
-}
 
 async function timeSequential(turns: number, run: (index: number) => Promise<void>): Promise<number> {
   // Warm up both sides alike (JIT, connection pools, first-use paths) before measuring.
@@ -95,13 +85,12 @@ export async function runTurnBench(sequentialTurns = 200, concurrentTurns = 640,
         // read every chunk, as the harness does
       }
     };
+    // The harness client is the CLI's own reader (undici + eventsource-parser), parsing every chunk.
     const harness = async (index: number) => {
-      const response = await fetch(`${services.agentUrl}/agents/bench/chat`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${account.secret}` },
-        body: JSON.stringify({ conversationKey: `bench-${index}-${Math.random()}`, message: 'hello bench' }),
-      });
-      await consumeSse(response);
+      const chunks = await requestUiMessageStream({ url: `${services.agentUrl}/agents/bench/chat`, secret: account.secret, body: { conversationKey: `bench-${index}-${Math.random()}`, message: 'hello bench' } });
+      let last: UIMessageChunk | undefined;
+      for await (const chunk of chunks) last = chunk;
+      if (last?.type !== 'finish') throw new Error(`the turn ended with ${JSON.stringify(last)}`);
     };
     const bareMsPerTurn = await timeSequential(sequentialTurns, bare);
     const harnessMsPerTurn = await timeSequential(sequentialTurns, harness);

@@ -59,13 +59,20 @@ export async function lostWrites(accountUrl: string, secrets: string[], writes: 
 }
 
 /** JSON data files under a folder that do not parse. */
+/**
+ * Data files that do not parse: partition files must be whole JSON documents; write-ahead log
+ * segments must be JSON lines, except a torn last line (an append the kill cut short, which
+ * was never acknowledged).
+ */
 export async function unparsableFiles(folder: string): Promise<{ files: number; unparsable: string[] }> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
-  const files = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.json')).map((entry) => join(entry.parentPath, entry.name));
+  const files = entries.filter((entry) => entry.isFile() && (entry.name.endsWith('.json') || entry.name.endsWith('.log'))).map((entry) => join(entry.parentPath, entry.name));
   const unparsable: string[] = [];
   for (const file of files) {
+    const text = await readFile(file, 'utf8');
     try {
-      JSON.parse(await readFile(file, 'utf8'));
+      if (file.endsWith('.json')) JSON.parse(text);
+      else for (const line of text.split('\n').slice(0, -1)) JSON.parse(line);
     } catch {
       unparsable.push(file);
     }

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { temporaryFolder } from '../../../test/support/temporary-folder.js';
@@ -26,6 +26,7 @@ describe('LowdbStorage', () => {
     const table = storage.table<string>('things');
     await table.write('../../etc/passwd', [{ type: 'put', key: 'x', value: 'one' }]);
     await table.write('second', [{ type: 'put', key: 'x', value: 'two' }]);
+    await storage.close();
     const files = await readdir(join(folder.path, 'things'));
     expect(files).toHaveLength(2);
     for (const file of files) expect(file).toMatch(/^[0-9a-f]{40}\.json$/);
@@ -87,11 +88,83 @@ describe('LowdbStorage', () => {
   });
 
   it('leaves no temporary files behind and writes valid JSON', async () => {
-    const table = new LowdbStorage(folder.path).table<string>('things');
+    const storage = new LowdbStorage(folder.path);
+    const table = storage.table<string>('things');
     await Promise.all(Array.from({ length: 30 }, (_, index) => table.write(`p${index % 3}`, [{ type: 'put', key: `k${index}`, value: 'v' }])));
+    await storage.close();
     const files = await readdir(join(folder.path, 'things'));
     expect(files.filter((file) => file.endsWith('.tmp'))).toEqual([]);
     for (const file of files) expect(JSON.parse(await readFile(join(folder.path, 'things', file), 'utf8'))).toHaveProperty('rows');
+  });
+});
+
+describe('LowdbStorage write-ahead log', () => {
+  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+  beforeEach(async () => {
+    folder = await temporaryFolder();
+  });
+  afterEach(async () => {
+    await folder.remove();
+  });
+  const logFiles = async () => (await readdir(join(folder.path, 'log')).catch(() => [] as string[])).sort();
+
+  it('acknowledges a write once it is in the log; a process that died leaves it to be replayed into the partition file', async () => {
+    const died = new LowdbStorage(folder.path);
+    await died.table<string>('things').write('p', [{ type: 'put', key: 'a', value: 'logged' }]);
+    expect(await readdir(join(folder.path, 'things'))).toEqual([]);
+    const reopened = new LowdbStorage(folder.path);
+    expect((await reopened.table<string>('things').get('p', 'a'))?.value).toBe('logged');
+    const [partitionFile] = await readdir(join(folder.path, 'things'));
+    expect(JSON.parse(await readFile(join(folder.path, 'things', partitionFile!), 'utf8'))).toEqual({ partition: 'p', rows: { a: { value: 'logged', version: 1 } } });
+    expect(await logFiles()).toHaveLength(1);
+  });
+
+  it('replays deletes and rewrites in order', async () => {
+    const died = new LowdbStorage(folder.path).table<string>('things');
+    await died.write('p', [{ type: 'put', key: 'a', value: 'one' }, { type: 'put', key: 'b', value: 'kept' }]);
+    await died.write('p', [{ type: 'delete', key: 'a' }]);
+    await died.write('p', [{ type: 'put', key: 'c', value: 'c1' }]);
+    await died.write('p', [{ type: 'put', key: 'c', value: 'c2' }]);
+    const table = new LowdbStorage(folder.path).table<string>('things');
+    expect(await table.list('p')).toEqual([
+      { key: 'b', value: 'kept', version: 1 },
+      { key: 'c', value: 'c2', version: 2 },
+    ]);
+  });
+
+  it('drops a torn last line (an append that was never acknowledged), and refuses a damaged line before it', async () => {
+    const died = new LowdbStorage(folder.path);
+    await died.table<string>('things').write('p', [{ type: 'put', key: 'a', value: 'acknowledged' }]);
+    const [segment] = await logFiles();
+    await appendFile(join(folder.path, 'log', segment!), '{"table":"things","partition":"p","rows":[["b",{"val');
+    expect(await new LowdbStorage(folder.path).table<string>('things').list('p')).toEqual([{ key: 'a', value: 'acknowledged', version: 1 }]);
+
+    const [current] = await logFiles();
+    await writeFile(join(folder.path, 'log', current!), 'not json\n{"table":"things","partition":"p","rows":[]}\n');
+    await expect(new LowdbStorage(folder.path).table<string>('things').list('p')).rejects.toThrow(/Line 1 of the write-ahead log .* is not valid JSON/);
+  });
+
+  it('checkpoints past the segment size: partition files are rewritten and older segments removed, under concurrent writes', async () => {
+    const storage = new LowdbStorage(folder.path, { checkpointBytes: 2_000 });
+    const table = storage.table<{ n: number; padding: string }>('things');
+    await Promise.all(Array.from({ length: 400 }, (_, index) => table.write(`p${index % 7}`, [{ type: 'put', key: `k${index}`, value: { n: index, padding: 'x'.repeat(100) } }])));
+    await table.write('p0', [{ type: 'put', key: 'last', value: { n: -1, padding: '' } }]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await logFiles()).length).toBeLessThanOrEqual(2);
+    const reopened = new LowdbStorage(folder.path).table<{ n: number }>('things');
+    let rows = 0;
+    for (const partition of await reopened.listPartitions()) rows += (await reopened.list(partition)).length;
+    expect(rows).toBe(401);
+    expect((await reopened.get('p0', 'last'))?.value.n).toBe(-1);
+  });
+
+  it('close writes every partition file and removes the log', async () => {
+    const storage = new LowdbStorage(folder.path);
+    await storage.table<string>('things').write('p', [{ type: 'put', key: 'a', value: 'v' }]);
+    await storage.close();
+    expect(await logFiles()).toEqual([]);
+    const [partitionFile] = await readdir(join(folder.path, 'things'));
+    expect(JSON.parse(await readFile(join(folder.path, 'things', partitionFile!), 'utf8')).rows.a.value).toBe('v');
   });
 });
 

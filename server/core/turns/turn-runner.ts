@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createUIMessageStream, stepCountIs, streamText, type ModelMessage, type Tool, type ToolSet, type UIMessageChunk } from 'ai';
+import { generateId, NoOutputGeneratedError, stepCountIs, streamText, type ModelMessage, type Tool, type ToolSet, type UIMessageChunk } from 'ai';
 import type { Agent } from '../agents/agent.js';
 import type { Agents } from '../agents/agents.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
@@ -419,32 +419,50 @@ class TurnExecution {
     const result = new Promise<TurnResult>((resolve) => {
       resolveResult = resolve;
     });
-    const stream = createUIMessageStream({
-      execute: async ({ writer }) => {
-        let final: TurnResult | undefined;
-        let claimed: DispatchGroup | undefined;
-        try {
-          writer.write({ type: 'start' });
-          for (const call of announce) writer.write(asyncSettledChunk(call));
-          const outcome = await this.passes((chunk) => writer.write(chunk));
-          claimed = outcome.claimed;
-          final = this.result(outcome.status);
-          writer.write(this.finishChunk(final));
-        } catch (error) {
-          this.parts.runner.options.logger.error({ event: 'turn', turnId: this.parts.turnId, error: (error as Error).message }, 'turn failed');
-          this.failure ??= { kind: 'internal', message: 'The turn failed inside the service; it has been logged.' };
-          final = this.result('failed');
-          writer.write({ type: 'error', errorText: this.failure.message });
-          writer.write(this.finishChunk(final));
-        } finally {
-          this.parts.release();
-          resolveResult(final ?? this.result('failed'));
-        }
-        // After the lock is released: the continuation takes the same conversation's lock.
-        if (claimed) this.parts.runner.options.asyncTools.dispatcher.dispatch(claimed);
+    // One stream layer of our own (rather than `createUIMessageStream`, which adds a
+    // transform per chunk): every chunk of every model pass is enqueued straight into it.
+    let controller!: ReadableStreamDefaultController<UIMessageChunk>;
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(streamController) {
+        controller = streamController;
       },
-      onError: (error) => describeModelError(error, this.secrets),
     });
+    const write = (chunk: UIMessageChunk) => {
+      try {
+        controller.enqueue(chunk);
+      } catch {
+        // The reader cancelled the stream; the turn still runs to its end and is stored.
+      }
+    };
+    const execute = async () => {
+      let final: TurnResult | undefined;
+      let claimed: DispatchGroup | undefined;
+      try {
+        write({ type: 'start', messageId: generateId() });
+        for (const call of announce) write(asyncSettledChunk(call));
+        const outcome = await this.passes(write);
+        claimed = outcome.claimed;
+        final = this.result(outcome.status);
+        write(this.finishChunk(final));
+      } catch (error) {
+        this.parts.runner.options.logger.error({ event: 'turn', turnId: this.parts.turnId, error: (error as Error).message }, 'turn failed');
+        this.failure ??= { kind: 'internal', message: 'The turn failed inside the service; it has been logged.' };
+        final = this.result('failed');
+        write({ type: 'error', errorText: this.failure.message });
+        write(this.finishChunk(final));
+      } finally {
+        this.parts.release();
+        resolveResult(final ?? this.result('failed'));
+        try {
+          controller.close();
+        } catch {
+          // Already cancelled by the reader.
+        }
+      }
+      // After the lock is released: the continuation takes the same conversation's lock.
+      if (claimed) this.parts.runner.options.asyncTools.dispatcher.dispatch(claimed);
+    };
+    void execute();
     return { turnId: this.parts.turnId, eventId: this.parts.eventId, stream, result };
   }
 
@@ -467,6 +485,9 @@ class TurnExecution {
       );
       holder.current = asyncPass;
       let modelError: unknown;
+      // The messages come from `onFinish`: reading `result.response` would tee the model's
+      // stream once more and run every chunk through a second branch.
+      let responseMessages: ModelMessage[] | undefined;
       const stream = streamText({
         model: agentModel.model,
         ...(agent.config.system ? { system: agent.config.system } : {}),
@@ -478,19 +499,17 @@ class TurnExecution {
         onError: ({ error }) => {
           modelError = error;
         },
+        onFinish: ({ response }) => {
+          responseMessages = response.messages;
+        },
       });
-      for await (const chunk of stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => describeModelError(error, this.secrets) })) {
-        write(chunk);
-      }
-      let responseMessages: ModelMessage[] = [];
-      try {
-        responseMessages = (await stream.response).messages;
-      } catch (error) {
-        modelError ??= error;
-      }
+      const reader = stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => describeModelError(error, this.secrets) }).getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) write(next.value);
+      // No `onFinish` and no error reported: the model produced no step at all.
+      if (responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
       let timestamp = runner.now().toISOString();
-      for (const message of responseMessages) state.messages.push({ message, turnId, createdAt: timestamp });
-      const requested = recordApprovalRequests(state, responseMessages, turnId, timestamp);
+      for (const message of responseMessages ?? []) state.messages.push({ message, turnId, createdAt: timestamp });
+      const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp);
       if (modelError !== undefined) {
         this.failure = { kind: 'upstream', message: describeModelError(modelError, this.secrets) };
         logger.warn({ event: 'turn', turnId, agentId: request.agentId, error: this.failure.message }, 'model call failed');
