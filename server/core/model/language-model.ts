@@ -2,6 +2,7 @@ import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
 import type { LanguageModel } from 'ai';
 import type { AgentConfig } from '../agent-config/agent-config-schema.js';
 import { InvalidRequestError } from '../errors.js';
+import { modelFetch } from './model-fetch.js';
 
 export interface AgentModel {
   model: LanguageModel;
@@ -21,7 +22,7 @@ export function createAgentModel(config: AgentConfig): AgentModel {
   if (!settings) {
     throw new InvalidRequestError('config.provider is missing: configure config.provider.openai {apiKey, model, baseURL?, api?} before chatting with this agent');
   }
-  const provider = createOpenAI({ apiKey: settings.apiKey, ...(settings.baseURL ? { baseURL: settings.baseURL } : {}) });
+  const provider = createOpenAI({ apiKey: settings.apiKey, ...(settings.baseURL ? { baseURL: settings.baseURL } : {}), fetch: modelFetch });
   const api = settings.api ?? 'responses';
   return {
     model: api === 'chat' ? provider.chat(settings.model) : provider.responses(settings.model),

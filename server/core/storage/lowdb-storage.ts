@@ -90,7 +90,11 @@ interface Journal {
 
 class LowdbTable<T> implements TableStore<T> {
   private readonly partitions = new Map<string, Promise<Partition<T>>>();
-  private folderReady: Promise<unknown> | undefined;
+  /**
+   * The partition files in the folder, listed once: only this process writes them (the
+   * data-folder lock), so a partition that has no file is new and needs no read.
+   */
+  private files: Promise<Set<string>> | undefined;
 
   constructor(
     readonly name: string,
@@ -110,10 +114,12 @@ class LowdbTable<T> implements TableStore<T> {
   }
 
   private async load(partition: string): Promise<Partition<T>> {
-    this.folderReady ??= mkdir(this.folder, { recursive: true, mode: 0o700 });
-    await this.folderReady;
-    const database = new Low<PartitionDocument<T>>(new DurableJsonAdapter(join(this.folder, partitionFileName(partition))), { partition, rows: {} });
-    await database.read();
+    this.files ??= mkdir(this.folder, { recursive: true, mode: 0o700 }).then(async () => new Set(await readdir(this.folder)));
+    const files = await this.files;
+    const fileName = partitionFileName(partition);
+    const database = new Low<PartitionDocument<T>>(new DurableJsonAdapter(join(this.folder, fileName)), { partition, rows: {} });
+    if (files.has(fileName)) await database.read();
+    else files.add(fileName); // written at the next checkpoint
     database.data.rows = withoutPrototype(database.data.rows);
     return new Partition(database);
   }
