@@ -64,7 +64,8 @@ export async function writeUiMessageSse(response: ServerResponse, peeked: Peeked
     if (done) break;
     send(`data: ${JSON.stringify(value)}\n\n`);
   }
-  send('data: [DONE]\n\n');
-  flush();
-  if (!response.writableEnded) response.end();
+  // The last lines and the end of the body go out in one write.
+  const last = `${pending}data: [DONE]\n\n`;
+  pending = '';
+  if (!response.destroyed && !response.writableEnded) response.end(last);
 }
