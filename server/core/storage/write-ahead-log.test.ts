@@ -1,0 +1,55 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { temporaryFolder } from '../../../test/support/temporary-folder.js';
+import { WriteAheadLog } from './write-ahead-log.js';
+
+describe('WriteAheadLog', () => {
+  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+  beforeEach(async () => {
+    folder = await temporaryFolder();
+  });
+  afterEach(async () => {
+    await folder.remove();
+  });
+
+  it('writes every line in the order appended, concurrent appends included', async () => {
+    const log = new WriteAheadLog(folder.path);
+    await log.open();
+    await Promise.all(Array.from({ length: 50 }, (_, index) => log.append(`{"n":${index}}`)));
+    await log.append('{"n":50}');
+    const [segment] = await readdir(folder.path);
+    const text = await readFile(join(folder.path, segment!), 'utf8');
+    expect(text.trimEnd().split('\n')).toEqual(Array.from({ length: 51 }, (_, index) => `{"n":${index}}`));
+    expect(log.currentSegmentBytes).toBe(Buffer.byteLength(text));
+    await log.close();
+  });
+
+  it('rotates while appends are queued: nothing lost, older segments reported, later lines in the new segment', async () => {
+    const log = new WriteAheadLog(folder.path);
+    await log.open();
+    await log.append('"before"');
+    const queued = log.append('"queued"');
+    let switched = false;
+    const older = await log.rotate(() => {
+      switched = true;
+    });
+    expect(switched).toBe(true);
+    await queued;
+    await log.append('"after"');
+    expect(older).toEqual([1]);
+    const { lines, segments } = await log.readExisting();
+    expect(segments).toEqual([1, 2]);
+    expect(lines).toEqual(['"before"', '"queued"', '"after"']);
+    await log.removeSegments(older);
+    const remaining = (await log.readExisting()).lines;
+    expect(remaining.at(-1)).toBe('"after"');
+    expect(remaining).not.toContain('"before"');
+    await log.close();
+  });
+
+  it('refuses appends when it is not open', async () => {
+    const log = new WriteAheadLog(folder.path);
+    await expect(log.append('"x"')).rejects.toThrow('not open');
+  });
+});
