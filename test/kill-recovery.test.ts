@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requestUiMessageStream } from '../cli/chat/ui-stream-reader.js';
+import { startFixtureModel } from '../fixtures/model-server/fixture-model-server.js';
 import { startServiceProcess } from './support/service-process.js';
 import { temporaryFolder } from './support/temporary-folder.js';
 import { createAccounts, lostWrites, startWriteLoad, unparsableFiles } from './support/write-load.js';
@@ -29,6 +31,34 @@ describe('a server killed with SIGKILL in the middle of a write load', () => {
       expect(lost).toEqual([]);
     } finally {
       await service.stop();
+    }
+  });
+
+  it('an SSE turn killed before its finish chunk stored nothing of that turn, so resending the message makes no duplicate', async () => {
+    const model = await startFixtureModel({ apiKey: 'sk-kill-model-0123456789', chunkDelayMs: 20 });
+    let service = await startServiceProcess(folder.path);
+    try {
+      const [secret] = await createAccounts(service.accountUrl, 'streamer', 1);
+      await fetch(`${service.accountUrl}/accounts/me/agents/talker`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+        body: JSON.stringify({ config: { provider: { openai: { apiKey: 'sk-kill-model-0123456789', baseURL: model.baseURL, model: 'fixture', api: 'chat' } } } }),
+      });
+      const chunks = await requestUiMessageStream({ url: `${service.agentUrl}/agents/talker/chat`, secret, body: { conversationKey: 'cut-short', message: 'long: 500' } });
+      for await (const chunk of chunks) if (chunk.type === 'text-delta') break;
+      await service.killHard();
+      service = await startServiceProcess(folder.path);
+      const conversationUrl = `${service.agentUrl}/agents/talker/conversations/cut-short`;
+      expect((await fetch(conversationUrl, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(404);
+      const resent = await requestUiMessageStream({ url: `${service.agentUrl}/agents/talker/chat`, secret, body: { conversationKey: 'cut-short', message: 'long: 5' } });
+      let last: { type: string } | undefined;
+      for await (const chunk of resent) last = chunk;
+      expect(last?.type).toBe('finish');
+      const stored = (await (await fetch(conversationUrl, { headers: { authorization: `Bearer ${secret}` } })).json()) as { messages: Array<{ role: string; content: unknown }> };
+      expect(stored.messages.filter((message) => message.role === 'user')).toEqual([{ role: 'user', content: 'long: 5' }]);
+    } finally {
+      await service.stop();
+      await model.close();
     }
   });
 
