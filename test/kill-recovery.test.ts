@@ -1,18 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { requestUiMessageStream } from '../cli/chat/ui-stream-reader.js';
 import { startFixtureModel } from '../fixtures/model-server/fixture-model-server.js';
 import { startServiceProcess } from './support/service-process.js';
-import { temporaryFolder } from './support/temporary-folder.js';
+import { temporaryFolderPerTest } from './support/temporary-folder.js';
 import { createAccounts, lostWrites, startWriteLoad, unparsableFiles } from './support/write-load.js';
 
 describe('a server killed with SIGKILL in the middle of a write load', () => {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-  beforeEach(async () => {
-    folder = await temporaryFolder();
-  });
-  afterEach(async () => {
-    await folder.remove();
-  });
+  const folder = temporaryFolderPerTest();
 
   it('keeps every write it acknowledged, and every file still parses', async () => {
     let service = await startServiceProcess(folder.path);

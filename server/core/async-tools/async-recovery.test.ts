@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { temporaryFolder } from '../../../test/support/temporary-folder.js';
+import { describe, expect, it } from 'vitest';
+import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { silentLogger } from '../logger.js';
 import { LowdbStorage } from '../storage/lowdb-storage.js';
 import type { EventRecord } from '../events/event.js';
@@ -39,13 +39,7 @@ function group(groupId: string, resultIds: string[], overrides: Partial<Dispatch
 }
 
 describe('recoverAsyncWork', () => {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-  beforeEach(async () => {
-    folder = await temporaryFolder();
-  });
-  afterEach(async () => {
-    await folder.remove();
-  });
+  const folder = temporaryFolderPerTest();
 
   it('fails orphaned same-invocation rows, resumes claimed and ready continuations, requeues and fails events', async () => {
     const storage = new LowdbStorage(folder.path);

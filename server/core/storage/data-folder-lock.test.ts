@@ -1,18 +1,12 @@
 import { execa } from 'execa';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { temporaryFolder } from '../../../test/support/temporary-folder.js';
+import { describe, expect, it } from 'vitest';
+import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { DataFolderLockedError, lockDataFolder } from './data-folder-lock.js';
 
 describe('lockDataFolder', () => {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-  beforeEach(async () => {
-    folder = await temporaryFolder();
-  });
-  afterEach(async () => {
-    await folder.remove();
-  });
+  const folder = temporaryFolderPerTest();
 
   it('refuses a second owner while the first holds the folder, and allows one after release', async () => {
     const lock = await lockDataFolder(folder.path);

@@ -1,18 +1,12 @@
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { temporaryFolder } from '../../../test/support/temporary-folder.js';
+import { describe, expect, it } from 'vitest';
+import { temporaryFolder, temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { LowdbStorage } from './lowdb-storage.js';
 import { ConditionFailedError, modifyRow } from './table-store.js';
 
 describe('LowdbStorage', () => {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-  beforeEach(async () => {
-    folder = await temporaryFolder();
-  });
-  afterEach(async () => {
-    await folder.remove();
-  });
+  const folder = temporaryFolderPerTest();
 
   it('stores rows durably: a new storage on the same folder reads them back', async () => {
     const storage = new LowdbStorage(folder.path);
@@ -99,13 +93,7 @@ describe('LowdbStorage', () => {
 });
 
 describe('LowdbStorage write-ahead log', () => {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-  beforeEach(async () => {
-    folder = await temporaryFolder();
-  });
-  afterEach(async () => {
-    await folder.remove();
-  });
+  const folder = temporaryFolderPerTest();
   const logFiles = async () => (await readdir(join(folder.path, 'log')).catch(() => [] as string[])).sort();
 
   it('acknowledges a write once it is in the log; a process that died leaves it to be replayed into the partition file', async () => {

@@ -1,17 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { temporaryFolder } from '../../../test/support/temporary-folder.js';
+import { describe, expect, it } from 'vitest';
+import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { WriteAheadLog } from './write-ahead-log.js';
 
 describe('WriteAheadLog', () => {
-  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
-  beforeEach(async () => {
-    folder = await temporaryFolder();
-  });
-  afterEach(async () => {
-    await folder.remove();
-  });
+  const folder = temporaryFolderPerTest();
 
   it('writes every line in the order appended, concurrent appends included', async () => {
     const log = new WriteAheadLog(folder.path);
