@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
@@ -40,6 +40,14 @@ describe('WriteAheadLog', () => {
     expect(remaining.at(-1)).toBe('"after"');
     expect(remaining).not.toContain('"before"');
     await log.close();
+  });
+
+  it('drops a torn last line followed only by an empty segment (killed mid-write while rotating), and refuses one followed by lines', async () => {
+    await writeFile(join(folder.path, '000001.log'), '"kept"\n"torn');
+    await writeFile(join(folder.path, '000002.log'), '');
+    expect((await new WriteAheadLog(folder.path).readExisting()).lines).toEqual(['"kept"']);
+    await writeFile(join(folder.path, '000002.log'), '"later"\n');
+    await expect(new WriteAheadLog(folder.path).readExisting()).rejects.toThrow(/000001\.log ends in an incomplete line/);
   });
 
   it('refuses appends when it is not open', async () => {

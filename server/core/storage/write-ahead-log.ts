@@ -35,18 +35,19 @@ export class WriteAheadLog {
 
   /**
    * Every complete line of the segments left on disk, oldest first. A torn last line of the
-   * newest segment is an append that was never acknowledged (the process died mid-write) and
-   * is dropped; an unreadable line anywhere else is damage, and an error.
+   * newest segment that holds anything is an append that was never acknowledged (the process
+   * died mid-write; a segment created after it, by a rotation that had not switched yet, is
+   * empty) and is dropped; an incomplete line anywhere else is damage, and an error.
    */
   async readExisting(): Promise<{ lines: string[]; segments: number[] }> {
     const segments = await this.segmentNumbers();
+    const texts = await Promise.all(segments.map((number) => readFile(this.segmentPath(number), 'utf8')));
+    const newestWritten = texts.findLastIndex((text) => text !== '');
     const lines: string[] = [];
-    for (const [index, number] of segments.entries()) {
-      const text = await readFile(this.segmentPath(number), 'utf8');
+    for (const [index, text] of texts.entries()) {
       const segmentLines = text.split('\n');
       const tail = segmentLines.pop() ?? '';
-      const isNewest = index === segments.length - 1;
-      if (tail !== '' && !isNewest) throw new Error(`Write-ahead log segment ${this.segmentPath(number)} ends in an incomplete line; the data folder is damaged.`);
+      if (tail !== '' && index !== newestWritten) throw new Error(`Write-ahead log segment ${this.segmentPath(segments[index]!)} ends in an incomplete line; the data folder is damaged.`);
       lines.push(...segmentLines.filter((line) => line !== ''));
     }
     return { lines, segments };
