@@ -1,23 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CliError } from '../cli-error.js';
-import { profilesPath, saveProfile } from '../profiles.js';
-import { createTestContext } from '../test-support/test-context.js';
 import { runInProcess } from '../test-support/run-in-process.js';
-import { startStubService, type RecordedRequest, type StubReply } from '../test-support/stub-service.js';
+import { signedInStubPerTest } from '../test-support/signed-in-stub.js';
+import type { RecordedRequest, StubReply } from '../test-support/stub-service.js';
 
-let stub: Awaited<ReturnType<typeof startStubService>> | undefined;
 
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
-
-async function setup(handler: (request: RecordedRequest) => StubReply) {
-  stub = await startStubService(handler);
-  const context = await createTestContext();
-  await saveProfile(profilesPath(context.env, context.homeDir), 'default', { accountUrl: stub.url, agentUrl: stub.url, accountId: 'acc_1', username: 'alice', secret: 'sk_alice' });
-  return { context, service: stub };
-}
+const setup = signedInStubPerTest('sk_alice');
 
 /** The agent service's async routes: 202 for the POST, then the given statuses in turn (the last one repeats). */
 function asyncService(statuses: Record<string, unknown>[]) {

@@ -1,24 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CommanderError } from 'commander';
 import { CliError } from '../cli-error.js';
-import { profilesPath, saveProfile } from '../profiles.js';
-import { createTestContext } from '../test-support/test-context.js';
 import { runInProcess } from '../test-support/run-in-process.js';
-import { startStubService, type RecordedRequest, type StubReply } from '../test-support/stub-service.js';
+import { signedInStubPerTest } from '../test-support/signed-in-stub.js';
+import type { RecordedRequest, StubReply } from '../test-support/stub-service.js';
 
-let stub: Awaited<ReturnType<typeof startStubService>> | undefined;
 
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
-
-async function setup(handler: (request: RecordedRequest) => StubReply, stdin?: string) {
-  stub = await startStubService(handler);
-  const context = await createTestContext({ stdin });
-  await saveProfile(profilesPath(context.env, context.homeDir), 'default', { accountUrl: stub.url, agentUrl: stub.url, accountId: 'acc_1', username: 'alice', secret: 'sk_alice' });
-  return { context, service: stub };
-}
+const signIn = signedInStubPerTest('sk_alice');
+const setup = (handler: (request: RecordedRequest) => StubReply, stdin?: string) => signIn(handler, { stdin });
 
 const accepted = (): StubReply => ({ status: 202, body: { resultId: 'res_1', status: 'completed', continuation: 'accepted' } });
 
@@ -52,7 +41,6 @@ describe('harness complete', () => {
     await expect(runInProcess(context, ['complete', 'res_1', '--response', '{}'])).rejects.toThrow(
       'async tool result res_1 is already settled; a result is settled once (conflict, HTTP 409)',
     );
-    await stub?.close();
     const missing = await setup(() => ({ status: 404, body: { error: { code: 'not_found', message: 'Not found.' } } }));
     await expect(runInProcess(missing.context, ['complete', 'res_9', '--error', 'x'])).rejects.toThrow('no async tool result res_9 for this account (not_found, HTTP 404)');
   });

@@ -1,15 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { profilesPath, saveProfile } from '../profiles.js';
+import { describe, expect, it } from 'vitest';
 import { createTestContext } from '../test-support/test-context.js';
 import { runInProcess } from '../test-support/run-in-process.js';
-import { startStubService, type RecordedRequest, type StubReply } from '../test-support/stub-service.js';
+import { signedInStubPerTest } from '../test-support/signed-in-stub.js';
+import type { RecordedRequest, StubReply } from '../test-support/stub-service.js';
 
-let stub: Awaited<ReturnType<typeof startStubService>> | undefined;
-
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
 
 const job = {
   cronJobId: 'cron_1',
@@ -27,12 +21,8 @@ const job = {
   updatedAt: 't1',
 };
 
-async function setup(handler: (request: RecordedRequest) => StubReply = () => ({ status: 200, body: job })) {
-  stub = await startStubService(handler);
-  const context = await createTestContext({ env: { TZ: 'America/New_York' } });
-  await saveProfile(profilesPath(context.env, context.homeDir), 'default', { accountUrl: stub.url, agentUrl: stub.url, accountId: 'acc_1', username: 'alice', secret: 'sk' });
-  return { context, service: stub };
-}
+const signIn = signedInStubPerTest('sk');
+const setup = (handler: (request: RecordedRequest) => StubReply = () => ({ status: 200, body: job })) => signIn(handler, { env: { TZ: 'America/New_York' } });
 
 describe('harness cron', () => {
   it('creates a job from flags', async () => {

@@ -1,23 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CliError } from '../cli-error.js';
-import { profilesPath, saveProfile } from '../profiles.js';
-import { createTestContext } from '../test-support/test-context.js';
 import { runInProcess } from '../test-support/run-in-process.js';
-import { startStubService, type RecordedRequest, type StubReply } from '../test-support/stub-service.js';
+import { signedInStubPerTest } from '../test-support/signed-in-stub.js';
+import type { StubReply } from '../test-support/stub-service.js';
 
-let stub: Awaited<ReturnType<typeof startStubService>> | undefined;
 
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
-
-async function setup(handler: (request: RecordedRequest) => StubReply) {
-  stub = await startStubService(handler);
-  const context = await createTestContext();
-  await saveProfile(profilesPath(context.env, context.homeDir), 'default', { accountUrl: stub.url, agentUrl: stub.url, accountId: 'acc_1', username: 'alice', secret: 'sk_alice' });
-  return { context, service: stub };
-}
+const setup = signedInStubPerTest('sk_alice');
 
 function statuses(list: Record<string, unknown>[]) {
   let polls = 0;
@@ -39,7 +27,6 @@ describe('harness status', () => {
     await runInProcess(context, ['status', 'evt/1']);
     expect(context.output()).toBe('event:  evt/1\nstatus: completed\n\nDone.\n');
 
-    await stub?.close();
     const failed = await setup(statuses([{ status: 'failed', error: 'service restarted' }]));
     await runInProcess(failed.context, ['status', 'evt/1']);
     expect(failed.context.output()).toBe('event:  evt/1\nstatus: failed\nerror:  service restarted\n');
@@ -76,7 +63,6 @@ describe('harness status', () => {
     await runInProcess(context, ['status', 'evt/1', '--wait', '--interval', '1']);
     expect(context.output()).toBe('ok\n');
 
-    await stub?.close();
     const missing = await setup(() => ({ status: 404, body: { error: { code: 'not_found', message: 'Event not found.' } } }));
     await expect(runInProcess(missing.context, ['status', 'evt/1', '--wait', '--interval', '1'])).rejects.toThrow('Event not found. (not_found, HTTP 404)');
     expect(missing.service.requests).toHaveLength(1);

@@ -1,30 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { saveProfile, profilesPath } from '../profiles.js';
-import { createTestContext } from '../test-support/test-context.js';
+import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../test-support/run-in-process.js';
-import { startStubService, type RecordedRequest, type StubReply } from '../test-support/stub-service.js';
+import { signedInStubPerTest } from '../test-support/signed-in-stub.js';
+import type { RecordedRequest, StubReply } from '../test-support/stub-service.js';
 
-let stub: Awaited<ReturnType<typeof startStubService>> | undefined;
-
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
 
 const agent = (tools: Record<string, unknown>) => ({ agentId: 'helper', config: { tools }, createdAt: 't0', updatedAt: 't1' });
 
-async function setup(handler: (request: RecordedRequest) => StubReply, stdin?: string) {
-  stub = await startStubService(handler);
-  const context = await createTestContext({ stdin });
-  await saveProfile(profilesPath(context.env, context.homeDir), 'default', {
-    accountUrl: stub.url,
-    agentUrl: stub.url,
-    accountId: 'acc_1',
-    username: 'alice',
-    secret: 'account-secret',
-  });
-  return { context, service: stub };
-}
+const signIn = signedInStubPerTest('account-secret');
+const setup = (handler: (request: RecordedRequest) => StubReply, stdin?: string) => signIn(handler, { stdin });
 
 describe('harness tools list', () => {
   it('prints a table of the configured tools', async () => {
