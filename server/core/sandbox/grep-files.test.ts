@@ -1,24 +1,14 @@
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { grepWorkspaceFiles } from './grep-files.js';
-import { createFileToolsFixture, toolError } from './test-support/file-tools-fixture.js';
+import { fileToolsFixturePerTest, toolError } from './test-support/file-tools-fixture.js';
 
-let root: string;
-let base: string;
-let remove: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ base, root, remove } = await createFileToolsFixture());
-});
-
-afterEach(async () => {
-  await remove();
-});
+const workspace = fileToolsFixturePerTest();
 
 describe('grepWorkspaceFiles', () => {
   it('returns path, line and text of each match, skipping binary files', async () => {
-    const result = await grepWorkspaceFiles({ root, pattern: 'alpha\\b' });
+    const result = await grepWorkspaceFiles({ root: workspace.root, pattern: 'alpha\\b' });
     expect(result.matches).toEqual([
       { path: 'notes.md', line: 2, text: 'alpha in prose' },
       { path: 'src/a.ts', line: 1, text: 'const alpha = 1;' },
@@ -28,16 +18,16 @@ describe('grepWorkspaceFiles', () => {
   });
 
   it('searches one file or a glob under a folder, and caps matches', async () => {
-    await expect(grepWorkspaceFiles({ root, pattern: 'ALPHA', path: 'src/a.ts', ignoreCase: true })).resolves.toMatchObject({ matches: [{ line: 1 }, { line: 3 }] });
-    await expect(grepWorkspaceFiles({ root, pattern: 'alpha', path: 'src', glob: 'deep/*.ts' })).resolves.toMatchObject({ matches: [{ path: 'src/deep/b.ts' }] });
-    await expect(grepWorkspaceFiles({ root, pattern: 'alpha', maxMatches: 2 })).resolves.toMatchObject({ truncated: true, matches: { length: 2 } });
+    await expect(grepWorkspaceFiles({ root: workspace.root, pattern: 'ALPHA', path: 'src/a.ts', ignoreCase: true })).resolves.toMatchObject({ matches: [{ line: 1 }, { line: 3 }] });
+    await expect(grepWorkspaceFiles({ root: workspace.root, pattern: 'alpha', path: 'src', glob: 'deep/*.ts' })).resolves.toMatchObject({ matches: [{ path: 'src/deep/b.ts' }] });
+    await expect(grepWorkspaceFiles({ root: workspace.root, pattern: 'alpha', maxMatches: 2 })).resolves.toMatchObject({ truncated: true, matches: { length: 2 } });
   });
 
   it('never reads outside: symlinked files are skipped, bad patterns refused', async () => {
-    await symlink(path.join(base, 'data', 'secret.ts'), path.join(root, 'secret-link.ts'));
-    const result = await grepWorkspaceFiles({ root, pattern: 'secret' });
+    await symlink(path.join(workspace.base, 'data', 'secret.ts'), path.join(workspace.root, 'secret-link.ts'));
+    const result = await grepWorkspaceFiles({ root: workspace.root, pattern: 'secret' });
     expect(result.matches).toEqual([]);
-    expect((await toolError(grepWorkspaceFiles({ root, pattern: 'x', path: '../data' }))).kind).toBe('path-outside-workspace');
-    expect((await toolError(grepWorkspaceFiles({ root, pattern: '(' }))).kind).toBe('invalid-input');
+    expect((await toolError(grepWorkspaceFiles({ root: workspace.root, pattern: 'x', path: '../data' }))).kind).toBe('path-outside-workspace');
+    expect((await toolError(grepWorkspaceFiles({ root: workspace.root, pattern: '(' }))).kind).toBe('invalid-input');
   });
 });

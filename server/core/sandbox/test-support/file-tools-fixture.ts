@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { SandboxToolError } from '../sandbox-tool-error.js';
 
 /** A workspace with a few text files, a binary file, and a data folder beside it. */
@@ -16,6 +16,33 @@ export async function createFileToolsFixture(): Promise<{ base: string; root: st
   await mkdir(path.join(base, 'data'));
   await writeFile(path.join(base, 'data', 'secret.ts'), 'const alpha = "secret";\n');
   return { base, root, remove: () => rm(base, { recursive: true, force: true }) };
+}
+
+/**
+ * The fixture above, made afresh for each test of the enclosing file or `describe` and removed
+ * after it. Read `root` and `base` inside a test, not when the block is declared.
+ */
+export function fileToolsFixturePerTest(): { readonly root: string; readonly base: string } {
+  let fixture: Awaited<ReturnType<typeof createFileToolsFixture>> | undefined;
+  beforeEach(async () => {
+    fixture = await createFileToolsFixture();
+  });
+  afterEach(async () => {
+    await fixture?.remove();
+    fixture = undefined;
+  });
+  const current = () => {
+    if (!fixture) throw new Error('fileToolsFixturePerTest: the workspace exists only while a test runs');
+    return fixture;
+  };
+  return {
+    get root() {
+      return current().root;
+    },
+    get base() {
+      return current().base;
+    },
+  };
 }
 
 /** The SandboxToolError a tool call rejects with. */
