@@ -1,25 +1,11 @@
 import type { UIMessageChunk } from 'ai';
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
+import { scriptedChatSource } from '../test-support/scripted-chat-source.js';
+import type { ChatStreamSource } from './chat-stream-source.js';
 import { ChatApp } from './chat-app.js';
-import type { ChatRequest, ChatStreamSource } from './chat-stream-source.js';
 import { ChatSession } from './chat-session.js';
 import { emptyTranscript } from './chat-transcript.js';
-
-/** A stream source that answers each request with the next scripted chunk list. */
-function scriptedSource(replies: UIMessageChunk[][]): ChatStreamSource & { requests: ChatRequest[] } {
-  const requests: ChatRequest[] = [];
-  return {
-    requests,
-    open: async (request) => {
-      requests.push(request);
-      const chunks = replies.shift() ?? [];
-      return (async function* () {
-        yield* chunks;
-      })();
-    },
-  };
-}
 
 const reply = (text: string): UIMessageChunk[] => [
   { type: 'start' },
@@ -57,7 +43,7 @@ async function type(stdin: { write(data: string): void }, text: string): Promise
 
 describe('ChatApp', () => {
   it('sends typed text and shows the streamed reply', async () => {
-    const source = scriptedSource([reply('Echo: hello')]);
+    const source = scriptedChatSource([reply('Echo: hello')]);
     const session = new ChatSession({ source, conversationKey: 'c1', transcript: emptyTranscript });
     const { lastFrame, stdin } = render(<ChatApp session={session} agentId="helper" historyLength={0} />);
     await type(stdin, 'hello');
@@ -69,7 +55,7 @@ describe('ChatApp', () => {
   });
 
   it('asks about each approval, takes a reason for a denial, and sends one tool message', async () => {
-    const source = scriptedSource([approvalRequest, reply('Done.')]);
+    const source = scriptedChatSource([approvalRequest, reply('Done.')]);
     const session = new ChatSession({ source, conversationKey: 'c1' });
     const { lastFrame, stdin } = render(<ChatApp session={session} agentId="helper" historyLength={0} />);
     await type(stdin, 'search twice');
@@ -95,7 +81,7 @@ describe('ChatApp', () => {
   });
 
   it('answers by itself with --approve-all', async () => {
-    const source = scriptedSource([approvalRequest, reply('Done.')]);
+    const source = scriptedChatSource([approvalRequest, reply('Done.')]);
     const session = new ChatSession({ source, conversationKey: 'c1', approvalPolicy: 'approve-all' });
     const { lastFrame, stdin } = render(<ChatApp session={session} agentId="helper" historyLength={0} />);
     await type(stdin, 'go');

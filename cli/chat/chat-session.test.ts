@@ -1,28 +1,15 @@
 import type { UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest, ChatStreamSource } from './chat-stream-source.js';
+import { scriptedChatSource } from '../test-support/scripted-chat-source.js';
+import type { ChatStreamSource } from './chat-stream-source.js';
 import { ChatSession, denyAllReason } from './chat-session.js';
 import { transcriptFromHistory } from './conversation-history.js';
-
-function scriptedSource(replies: UIMessageChunk[][]): ChatStreamSource & { requests: ChatRequest[] } {
-  const requests: ChatRequest[] = [];
-  return {
-    requests,
-    open: async (request) => {
-      requests.push(request);
-      const chunks = replies.shift() ?? [];
-      return (async function* () {
-        yield* chunks;
-      })();
-    },
-  };
-}
 
 const done: UIMessageChunk[] = [{ type: 'finish', messageMetadata: { status: 'completed' } }];
 
 describe('ChatSession', () => {
   it('answers approvals left pending in the history under --deny-all', async () => {
-    const source = scriptedSource([done]);
+    const source = scriptedChatSource([done]);
     const transcript = transcriptFromHistory({
       conversationKey: 'c1',
       messages: [],
@@ -38,7 +25,7 @@ describe('ChatSession', () => {
   });
 
   it('leaves pending approvals alone without a policy', async () => {
-    const source = scriptedSource([]);
+    const source = scriptedChatSource([]);
     const transcript = transcriptFromHistory({ conversationKey: 'c1', messages: [], pendingApprovals: [{ approvalId: 'ap1', toolCallId: 't1', toolName: 'x', input: {} }] });
     const session = new ChatSession({ source, conversationKey: 'c1', transcript });
     await session.answerPendingApprovals();
