@@ -1,9 +1,9 @@
 import { afterEach } from 'vitest';
 import { profilesPath, saveProfile } from '../profiles.js';
-import { startStubService, type RecordedRequest, type StubReply } from './stub-service.js';
+import { startStubService, type RecordedRequest, type RecordingServer, type StubReply } from './stub-service.js';
 import { createTestContext, type TestContext } from './test-context.js';
 
-export type StubService = Awaited<ReturnType<typeof startStubService>>;
+export type StubService = RecordingServer;
 
 /**
  * For the tests of the enclosing file or `describe`: a function that starts a stub service
