@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { urlForLog } from './dispatch-payload.js';
 
 /** The body POSTed to the completion endpoint (contract §5). */
@@ -41,17 +42,9 @@ export interface SendCompletionOptions {
 /** Per-try limit, so a completion endpoint that never answers does not hold a try forever. */
 const attemptTimeoutMs = 10_000;
 
+/** Wait `ms`, or less when `signal` aborts; resolves either way. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /** The `continuation` field of a completion reply, for the log line. */

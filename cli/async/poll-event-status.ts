@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ApiClient } from '../api-client.js';
 import { ApiError, CliError } from '../cli-error.js';
 import { isFinalStatus, statusLabel, type EventStatus } from './event-status.js';
@@ -23,16 +24,9 @@ export function statusPath(eventId: string): string {
   return `/status/${encodeURIComponent(eventId)}`;
 }
 
+/** Wait `ms`, or less when `signal` aborts; resolves either way. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /** A failure worth another try: no connection, or the service's own 5xx. A 4xx (404: no such event) is final. */
