@@ -1,3 +1,5 @@
+import { isRecord } from '../../server/core/is-record.js';
+
 /**
  * How `harness tools` shows an agent's `config.tools`: one row per configured tool.
  * The contract's defaults apply: an entry is enabled unless `enabled: false`, and
@@ -18,10 +20,6 @@ export interface ToolRow {
 export const toolTableHeaders = ['TOOL', 'ENABLED', 'ASYNC', 'EXECUTION', 'APPROVAL', 'KEY'] as const;
 
 type ToolEntry = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The tools map of an agent config, or an empty one when the agent has none. */
 export function toolEntries(config: unknown): Record<string, ToolEntry> {

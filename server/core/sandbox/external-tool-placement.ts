@@ -1,19 +1,16 @@
 import { commonToolOptionNames, toolNames } from '../agent-config/tool-catalog.js';
 import { InvalidRequestError } from '../errors.js';
+import { isRecord } from '../is-record.js';
 
 /** Keys that only make sense in an external tool's config. */
 const toolOptionKeys = new Set<string>(['tools', ...toolNames, ...commonToolOptionNames]);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function refuse(path: string): never {
   throw new InvalidRequestError(`${path} is not allowed: external tool configuration belongs only under config.tools, never under config.workspace, config.skills or config.subagent (spec rule 9)`);
 }
 
 function checkEntry(entry: unknown, path: string): void {
-  if (!isObject(entry)) return;
+  if (!isRecord(entry)) return;
   for (const key of Object.keys(entry)) if (toolOptionKeys.has(key)) refuse(`${path}.${key}`);
 }
 
@@ -25,15 +22,15 @@ function checkEntry(entry: unknown, path: string): void {
  */
 export function assertNoExternalToolConfig(section: 'workspace' | 'skills' | 'subagent', value: unknown): void {
   const path = `config.${section}`;
-  if (!isObject(value)) return;
+  if (!isRecord(value)) return;
   if (section === 'subagent') {
     checkEntry(value, path);
-    if (isObject(value.agents)) for (const [agentId, entry] of Object.entries(value.agents)) checkEntry(entry, `${path}.agents.${agentId}`);
+    if (isRecord(value.agents)) for (const [agentId, entry] of Object.entries(value.agents)) checkEntry(entry, `${path}.agents.${agentId}`);
     return;
   }
   for (const [name, entry] of Object.entries(value)) {
     if (toolOptionKeys.has(name)) refuse(`${path}.${name}`);
     checkEntry(entry, `${path}.${name}`);
-    if (section === 'workspace' && isObject(entry)) checkEntry(entry.sandbox, `${path}.${name}.sandbox`);
+    if (section === 'workspace' && isRecord(entry)) checkEntry(entry.sandbox, `${path}.${name}.sandbox`);
   }
 }

@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../errors.js';
+import { isRecord } from '../is-record.js';
 
 /** What a secret looks like in every response. */
 export interface RedactedSecret {
@@ -21,14 +22,10 @@ export function redactSecret(value: string): RedactedSecret {
   return value.length >= 12 ? { redacted: true, last4: value.slice(-4) } : { redacted: true };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A deep copy with every secret field's string value replaced by its redacted form. */
 export function redactSecrets<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => redactSecrets(item)) as T;
-  if (!isPlainObject(value)) return value;
+  if (!isRecord(value)) return value;
   const copy: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value)) {
     copy[name] = isSecretFieldName(name) && typeof field === 'string' ? redactSecret(field) : redactSecrets(field);
@@ -49,8 +46,8 @@ export function restoreRedactedSecrets(incoming: unknown, stored: unknown, path 
   if (Array.isArray(incoming)) {
     return incoming.map((item, index) => restoreRedactedSecrets(item, Array.isArray(stored) ? stored[index] : undefined, `${path}.${index}`));
   }
-  if (!isPlainObject(incoming)) return incoming;
-  const storedObject = isPlainObject(stored) ? stored : {};
+  if (!isRecord(incoming)) return incoming;
+  const storedObject = isRecord(stored) ? stored : {};
   const restored: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(incoming)) {
     restored[name] = restoreRedactedSecrets(field, storedObject[name], `${path}.${name}`);
@@ -62,7 +59,7 @@ export function restoreRedactedSecrets(incoming: unknown, stored: unknown, path 
 export function collectSecretValues(value: unknown, found: string[] = []): string[] {
   if (Array.isArray(value)) {
     for (const item of value) collectSecretValues(item, found);
-  } else if (isPlainObject(value)) {
+  } else if (isRecord(value)) {
     for (const [name, field] of Object.entries(value)) {
       if (isSecretFieldName(name) && typeof field === 'string') found.push(field);
       else collectSecretValues(field, found);

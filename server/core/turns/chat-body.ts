@@ -2,14 +2,11 @@ import { userModelMessageSchema, type UserModelMessage } from 'ai';
 import { InvalidRequestError } from '../errors.js';
 import { isValidConversationKey } from '../conversations/conversation.js';
 import type { ApprovalAnswer, TurnInput } from './turn-input.js';
+import { isRecord } from '../is-record.js';
 
 export interface ParsedChatBody {
   conversationKey: string;
   input: TurnInput;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function checkConversationKey(value: unknown, field: string): string {
@@ -20,7 +17,7 @@ function checkConversationKey(value: unknown, field: string): string {
 }
 
 function parseApprovalAnswer(part: unknown, field: string): ApprovalAnswer {
-  if (!isObject(part) || part.type !== 'tool-approval-response') {
+  if (!isRecord(part) || part.type !== 'tool-approval-response') {
     throw new InvalidRequestError(`${field} must be a {type: "tool-approval-response", approvalId, approved, reason?} part`);
   }
   if (typeof part.approvalId !== 'string' || part.approvalId.length === 0 || part.approvalId.length > 200) throw new InvalidRequestError(`${field}.approvalId must be a non-empty string`);
@@ -34,7 +31,7 @@ function parseNativeMessage(message: unknown): TurnInput {
     if (message.trim().length === 0) throw new InvalidRequestError('message must not be empty');
     return { kind: 'user', message: { role: 'user', content: message } };
   }
-  if (!isObject(message)) throw new InvalidRequestError('message must be a string, a user message or a tool message of tool-approval-response parts');
+  if (!isRecord(message)) throw new InvalidRequestError('message must be a string, a user message or a tool message of tool-approval-response parts');
   if (message.role === 'tool') {
     if (!Array.isArray(message.content) || message.content.length === 0) throw new InvalidRequestError('message.content must be a non-empty array of tool-approval-response parts');
     return { kind: 'approvals', answers: message.content.map((part, index) => parseApprovalAnswer(part, `message.content.${index}`)) };
@@ -49,8 +46,8 @@ function parseNativeMessage(message: unknown): TurnInput {
 
 /** The last message of a `DefaultChatTransport` body: user text, or answered approvals. */
 function parseUiMessage(message: unknown): TurnInput {
-  if (!isObject(message) || !Array.isArray(message.parts)) throw new InvalidRequestError('messages must end with a UI message that has parts');
-  const parts = message.parts.filter(isObject);
+  if (!isRecord(message) || !Array.isArray(message.parts)) throw new InvalidRequestError('messages must end with a UI message that has parts');
+  const parts = message.parts.filter(isRecord);
   if (message.role === 'user') {
     const text = parts
       .filter((part) => part.type === 'text' && typeof part.text === 'string')
@@ -63,7 +60,7 @@ function parseUiMessage(message: unknown): TurnInput {
     const answers: ApprovalAnswer[] = [];
     for (const part of parts) {
       const approval = part.approval;
-      if (part.state !== 'approval-responded' || !isObject(approval)) continue;
+      if (part.state !== 'approval-responded' || !isRecord(approval)) continue;
       if (typeof approval.id !== 'string' || typeof approval.approved !== 'boolean') throw new InvalidRequestError('an approval-responded part needs approval.id and approval.approved');
       answers.push({ approvalId: approval.id, approved: approval.approved, ...(typeof approval.reason === 'string' ? { reason: approval.reason } : {}) });
     }
@@ -79,7 +76,7 @@ function parseUiMessage(message: unknown): TurnInput {
  * history, so only the last message is read).
  */
 export function parseChatBody(body: unknown): ParsedChatBody {
-  if (!isObject(body)) throw new InvalidRequestError('body must be a JSON object');
+  if (!isRecord(body)) throw new InvalidRequestError('body must be a JSON object');
   if ('conversationKey' in body || 'message' in body) {
     if (!('message' in body)) throw new InvalidRequestError('message is required');
     return { conversationKey: checkConversationKey(body.conversationKey, 'conversationKey'), input: parseNativeMessage(body.message) };
