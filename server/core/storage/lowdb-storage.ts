@@ -178,8 +178,8 @@ export interface LowdbStorageOptions {
 
 /**
  * Storage on lowdb: a folder per table, a JSON file per partition, and a write-ahead log.
- * A write is acknowledged once its line is in the log (one O_DSYNC append, shared by every
- * write that arrives meanwhile); the partition files are rewritten at checkpoints, when the
+ * A write is acknowledged once its line is in the log (one O_DSYNC write, shared by every
+ * write made in the same event-loop turn); the partition files are rewritten at checkpoints, when the
  * log segment grows past 4 MiB and on close. On open, the log left by a process that died is
  * replayed into the partition files first. See docs/storage.md.
  */
@@ -234,7 +234,13 @@ export class LowdbStorage implements Storage {
   private async commit(partition: Partition<unknown>, line: string): Promise<void> {
     this.dirty.add(partition);
     await this.log.append(line);
-    if (this.log.currentSegmentBytes > this.checkpointBytes) this.checkpointing ??= this.checkpoint().finally(() => (this.checkpointing = undefined));
+    if (this.log.currentSegmentBytes > this.checkpointBytes) {
+      // In the background. A checkpoint that fails (disk full) loses nothing: the older
+      // segments stay, their partitions stay dirty, and the next checkpoint covers them.
+      this.checkpointing ??= this.checkpoint()
+        .catch(() => undefined)
+        .finally(() => (this.checkpointing = undefined));
+    }
   }
 
   /**
