@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     exclude: ['test/faults/**', '**/node_modules/**'],
     pool: 'forks',
+    globalSetup: ['test/support/run-temporary-folder.ts'],
   },
 });

@@ -7,6 +7,7 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/support/run-temporary-folder.ts'],
     fileParallelism: false,
   },
 });

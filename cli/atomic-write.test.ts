@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { temporaryFolderPerTest } from '../test/support/temporary-folder.js';
 
 const failRename = vi.hoisted(() => ({ enabled: false }));
 
@@ -23,8 +23,9 @@ afterEach(() => {
 });
 
 describe('writeFileAtomically', () => {
+  const temporary = temporaryFolderPerTest('harness-atomic-');
   it('replaces the file with the given mode', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'harness-atomic-'));
+    const folder = temporary.path;
     const path = join(folder, 'file.json');
     await writeFile(path, 'old');
     await writeFileAtomically(path, 'new', 0o600);
@@ -34,7 +35,7 @@ describe('writeFileAtomically', () => {
   });
 
   it('leaves the old file whole and no temporary file when the final rename fails', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'harness-atomic-'));
+    const folder = temporary.path;
     const path = join(folder, 'file.json');
     await writeFile(path, 'old');
     failRename.enabled = true;

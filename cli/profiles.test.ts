@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, readdir, readFile, stat, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError, UsageError } from './cli-error.js';
 import { loadProfiles, profilesPath, saveProfile, selectProfile, type Profile } from './profiles.js';
 
@@ -20,6 +20,10 @@ let path: string;
 beforeEach(async () => {
   folder = await mkdtemp(join(tmpdir(), 'harness-profiles-'));
   path = join(folder, 'config', 'harness', 'profiles.json');
+});
+
+afterEach(async () => {
+  await rm(folder, { recursive: true, force: true });
 });
 
 describe('profilesPath', () => {

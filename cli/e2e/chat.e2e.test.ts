@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,11 +19,12 @@ let model: FixtureModelServer;
 let search: FixtureSearchServer;
 let env: Record<string, string>;
 let previousAlphaBaseUrl: string | undefined;
+let scratch: string | undefined;
 
 const searchKey = 'tvly-e2e-chat-0123456789abcdef';
 
 beforeAll(async () => {
-  const scratch = await mkdtemp(join(tmpdir(), 'harness-chat-e2e-'));
+  scratch = await mkdtemp(join(tmpdir(), 'harness-chat-e2e-'));
   model = await startFixtureModel({ apiKey: 'sk-e2e-model' });
   search = await startFixtureSearch({ apiKey: searchKey });
   // The service reads the search service's address from the environment, in this process.
@@ -49,6 +50,7 @@ afterAll(async () => {
   await Promise.all([model?.close(), search?.close()]);
   if (previousAlphaBaseUrl === undefined) delete process.env.ALPHA_BASE_URL;
   else process.env.ALPHA_BASE_URL = previousAlphaBaseUrl;
+  if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
 describe('harness chat against the running service', () => {

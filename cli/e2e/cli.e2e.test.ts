@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -21,6 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.close();
+  await rm(scratch, { recursive: true, force: true });
 });
 
 async function freshConfigHome(): Promise<string> {

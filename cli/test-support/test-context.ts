@@ -1,8 +1,15 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { afterAll } from 'vitest';
 import type { CliContext } from '../cli-context.js';
+
+// Every home folder made for a test file, removed when the file's tests are done.
+const homeFolders: string[] = [];
+afterAll(async () => {
+  await Promise.all(homeFolders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
 
 /** A CLI context for in-process tests: captured output, a temporary config folder. */
 export interface TestContext extends CliContext {
@@ -14,6 +21,7 @@ export interface TestContext extends CliContext {
 
 export async function createTestContext(options: { stdin?: string; env?: Record<string, string> } = {}): Promise<TestContext> {
   const homeDir = await mkdtemp(join(tmpdir(), 'harness-cli-home-'));
+  homeFolders.push(homeDir);
   let stdout = '';
   let stderr = '';
   let triggerShutdown: (signal: string) => void = () => {};
