@@ -23,12 +23,24 @@ function packageVersion(): string {
   return '0.0.0';
 }
 
-/** Resolves on the first SIGINT/SIGTERM; a second one while stopping forces the exit. */
+/** A signal repeated within this time is the same Ctrl-C delivered twice, not a second press. */
+const repeatedSignalWindowMs = 1_000;
+
+/**
+ * Resolves on the first SIGINT/SIGTERM; a second one while stopping forces the exit. Under
+ * `npx` or `npm run` one Ctrl-C arrives twice (the terminal signals the whole foreground
+ * group, and npm forwards the signal to its child as well), so a repeat within a second is
+ * ignored.
+ */
 function waitForShutdown(): Promise<string> {
   return new Promise((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-      process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
+      const firstAt = Date.now();
+      const force = (code: number) => (): void => {
+        if (Date.now() - firstAt >= repeatedSignalWindowMs) process.exit(code);
+      };
+      process.on('SIGINT', force(130)).on('SIGTERM', force(143));
       resolve(signal);
     };
     process.on('SIGINT', onSignal).on('SIGTERM', onSignal);

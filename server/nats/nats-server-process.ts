@@ -126,7 +126,9 @@ async function stopLeftoverServer(pidPath: string, configPath: string, logger: L
 }
 
 function launch(binaryPath: string, configPath: string, pidPath: string, logger: Logger): RunningChild {
-  const child = spawn(binaryPath, ['-c', configPath, '-P', pidPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: a terminal's Ctrl-C goes to the foreground group, and the service,
+  // not the terminal, decides when its nats-server stops (after the gateway has drained).
+  const child = spawn(binaryPath, ['-c', configPath, '-P', pidPath], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const log = new NatsServerLog(logger);
   if (child.stdout) log.follow(child.stdout);
   if (child.stderr) log.follow(child.stderr);
