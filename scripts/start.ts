@@ -18,7 +18,37 @@ const fixtureSearchKey = `tvly-fixture-${randomBytes(12).toString('hex')}`;
 
 function portFromEnvironment(name: string, fallback: number): number {
   const value = process.env[name];
-  return value ? Number(value) : fallback;
+  if (value === undefined || value === '') return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`${name} must be a port number from 0 to 65535 (got ${JSON.stringify(value)}).`);
+  return port;
+}
+
+/** What was started so far, stopped in reverse order when a later part fails or on Ctrl-C. */
+const started: { close(): Promise<void> }[] = [];
+
+async function stopStarted(): Promise<void> {
+  for (const part of started.splice(0).reverse()) await part.close().catch(() => undefined);
+}
+
+/**
+ * Starts one part of the stack. A port that is taken becomes a sentence naming the part and
+ * the variable that moves it, instead of a bare `listen EADDRINUSE`.
+ */
+async function startPart<T extends { close(): Promise<void> }>(name: string, ports: Record<string, number>, start: () => Promise<T>): Promise<T> {
+  try {
+    const part = await start();
+    started.push(part);
+    return part;
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { port?: number };
+    if (failure.code === 'EADDRINUSE' || /EADDRINUSE|port is in use/.test(failure.message)) {
+      const taken = Object.entries(ports).filter(([, port]) => failure.port === undefined || failure.port === port);
+      const where = taken.map(([variable, port]) => `port ${port} (set ${variable} to move it)`).join(' or ');
+      throw new Error(`the ${name} cannot listen on ${where}: the port is in use. Stop what holds it, or pick another port.`, { cause: error });
+    }
+    throw new Error(`the ${name} could not start: ${failure.message}`, { cause: error });
+  }
 }
 
 async function request(url: string, init: RequestInit & { secret?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -26,6 +56,19 @@ async function request(url: string, init: RequestInit & { secret?: string } = {}
   const response = await fetch(url, { ...init, headers });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/**
+ * Saves the demo account as the profile `demo`, and as `default` too when there is no other
+ * default (or the default is an older demo account), so `npx harness chat demo` works without
+ * `--profile`.
+ */
+async function saveDemoProfile(path: string, profile: Profile): Promise<void> {
+  const profiles = await loadProfiles(path);
+  const previousDemo = profiles[demoProfileName];
+  const existingDefault = profiles.default;
+  await saveProfile(path, demoProfileName, profile);
+  if (!existingDefault || (previousDemo && existingDefault.accountId === previousDemo.accountId)) await saveProfile(path, 'default', profile);
 }
 
 /** The saved demo profile when it still works against this service, else a new demo account. */
@@ -36,7 +79,7 @@ async function demoAccount(accountUrl: string, agentUrl: string): Promise<Profil
     const me = await request(`${accountUrl}/accounts/me`, { secret: saved.secret });
     if (me.status === 200) {
       const profile = { ...saved, accountUrl, agentUrl };
-      await saveProfile(path, demoProfileName, profile);
+      await saveDemoProfile(path, profile);
       return profile;
     }
   }
@@ -45,7 +88,7 @@ async function demoAccount(accountUrl: string, agentUrl: string): Promise<Profil
     if (created.status === 409) continue;
     if (created.status !== 201) throw new Error(`Creating the demo account failed: ${JSON.stringify(created.body)}`);
     const profile: Profile = { accountUrl, agentUrl, accountId: String(created.body.accountId), username, secret: String(created.body.secret) };
-    await saveProfile(path, demoProfileName, profile);
+    await saveDemoProfile(path, profile);
     return profile;
   }
   throw new Error('Could not pick a free demo username.');
@@ -53,13 +96,17 @@ async function demoAccount(accountUrl: string, agentUrl: string): Promise<Profil
 
 async function main(): Promise<void> {
   const logger = createProcessLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
-  const model = await startFixtureModel({ apiKey: fixtureModelKey, port: portFromEnvironment('FIXTURE_MODEL_PORT', 4400) });
-  const search = await startFixtureSearch({ apiKey: fixtureSearchKey, port: portFromEnvironment('FIXTURE_SEARCH_PORT', 4500) });
+  const modelPort = portFromEnvironment('FIXTURE_MODEL_PORT', 4400);
+  const model = await startPart('fixture model', { FIXTURE_MODEL_PORT: modelPort }, () => startFixtureModel({ apiKey: fixtureModelKey, port: modelPort }));
+  const searchPort = portFromEnvironment('FIXTURE_SEARCH_PORT', 4500);
+  const search = await startPart('fixture search service', { FIXTURE_SEARCH_PORT: searchPort }, () => startFixtureSearch({ apiKey: fixtureSearchKey, port: searchPort }));
   process.env.ALPHA_BASE_URL ??= search.baseURL;
   process.env.ALPHA_API_KEY ??= fixtureSearchKey;
-  const worker = await startMockWorker({ port: portFromEnvironment('MOCK_WORKER_PORT', 4300), delayMs: 1000 });
+  const workerPort = portFromEnvironment('MOCK_WORKER_PORT', 4300);
+  const worker = await startPart('mock worker', { MOCK_WORKER_PORT: workerPort }, () => startMockWorker({ port: workerPort, delayMs: 1000 }));
   process.env.MOCK_WORKER_URL ??= worker.dispatchUrl;
-  const services = await serve({ logger });
+  const servicePorts = { ACCOUNT_PORT: portFromEnvironment('ACCOUNT_PORT', 4100), AGENT_PORT: portFromEnvironment('AGENT_PORT', 4200) };
+  const services = await startPart('harness services', servicePorts, () => serve({ logger }));
   const profile = await demoAccount(services.accountUrl, services.agentUrl);
   const agent = await request(`${services.accountUrl}/accounts/me/agents/demo`, {
     method: 'PUT',
@@ -126,17 +173,20 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  const stop = async (signal: string) => {
+  // Under `npm start` one Ctrl-C arrives twice (the terminal signals the whole foreground group
+  // and npm forwards it), so later signals only wait for the first stop to finish.
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: string): void => {
+    if (stopping) return;
     process.stdout.write(`\n${signal} received, stopping...\n`);
-    await services.close();
-    await Promise.all([model.close(), search.close(), worker.close()]);
-    process.exit(0);
+    stopping = stopStarted().then(() => process.exit(0));
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
   process.stderr.write(`npm start: ${(error as Error).message}\n`);
-  process.exitCode = 1;
+  await stopStarted();
+  process.exit(1);
 });
