@@ -11,13 +11,14 @@ interface ExtractAnswer {
 
 /** Page extraction through the same service (Tavily's `POST /extract`). */
 export const alphaExtractFactory: ToolFactory = (toolConfig, context) => {
-  const apiKey = resolveSearchApiKey('alphaExtract', toolConfig, context);
   const options = serviceOptions(toolConfig);
   return {
     alphaExtract: tool({
       description: 'Extract the text content of web pages. Returns each page with its url and content, and the urls that failed.',
       inputSchema: z.object({ urls: z.array(z.string().min(1)).min(1).max(20).describe('Page addresses to extract') }),
       execute: async ({ urls }, { abortSignal }) => {
+        // Resolved per call: a missing key fails this tool, and the model is told, not the whole turn.
+        const apiKey = resolveSearchApiKey('alphaExtract', toolConfig, context);
         const answer = (await callSearchService({
           toolName: 'alphaExtract',
           baseUrl: context.environment.alphaBaseUrl,

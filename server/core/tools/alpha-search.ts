@@ -12,13 +12,14 @@ interface SearchAnswer {
 
 /** Web search through the third-party search service (Tavily's `POST /search`). */
 export const alphaSearchFactory: ToolFactory = (toolConfig, context) => {
-  const apiKey = resolveSearchApiKey('alphaSearch', toolConfig, context);
   const options = serviceOptions(toolConfig);
   return {
     alphaSearch: tool({
       description: 'Search the web. Returns a list of results with title, url, content and score.',
       inputSchema: z.object({ query: z.string().min(1).describe('What to search for') }),
       execute: async ({ query }, { abortSignal }) => {
+        // Resolved per call: a missing key fails this tool, and the model is told, not the whole turn.
+        const apiKey = resolveSearchApiKey('alphaSearch', toolConfig, context);
         const answer = (await callSearchService({
           toolName: 'alphaSearch',
           baseUrl: context.environment.alphaBaseUrl,

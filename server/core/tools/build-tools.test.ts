@@ -147,7 +147,12 @@ describe('search tools', () => {
     const tools = await buildTools({ tools: { alphaExtract: {} } }, context(searchKey));
     const output = (await tools.alphaExtract!.execute!({ urls: ['https://example.com/a'] }, callOptions)) as { pages: { url: string }[] };
     expect(output.pages[0]?.url).toBe('https://example.com/a');
-    await expect(buildTools({ tools: { alphaSearch: {} } }, context())).rejects.toThrow('config.tools.alphaSearch.apiKey is missing or not a string');
+  });
+
+  it('fails only the tool, when it runs, when no key is set: the other tools and the turn go on', async () => {
+    const tools = await buildTools({ tools: { alphaSearch: {}, test_async: {} } }, context());
+    expect(Object.keys(tools)).toEqual(expect.arrayContaining(['alphaSearch', 'test_async']));
+    await expect(tools.alphaSearch!.execute!({ query: 'x' }, callOptions)).rejects.toThrow('config.tools.alphaSearch.apiKey is missing or not a string');
   });
 
   it('throws an error that includes the status on a non-2xx answer', async () => {
