@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Command, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../cli-error.js';
+import { conversationKeyProblem } from '../../server/core/conversations/conversation-key.js';
 import { createHttpChatSource, type ChatStreamSource } from '../chat/chat-stream-source.js';
 import { createNatsChatSource } from '../chat/nats-stream-source.js';
 import { createApiClient } from '../api-client.js';
@@ -25,12 +26,9 @@ export function newConversationKey(now = Date.now()): string {
   return `cli-${now}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Contract §6: 1-256 characters, no control characters. */
 function checkConversationKey(key: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (key.length < 1 || key.length > 256 || /[\u0000-\u001f\u007f-\u009f]/.test(key)) {
-    throw new UsageError(`invalid conversation key "${key}": use 1-256 characters without control characters`);
-  }
+  const problem = conversationKeyProblem(key);
+  if (problem !== undefined) throw new UsageError(`invalid conversation key ${JSON.stringify(key)}: it ${problem}`);
   return key;
 }
 

@@ -52,8 +52,4 @@ export function pendingApprovals(state: ConversationState): PendingApprovalView[
     .map(({ approvalId, toolCallId, toolName, input }) => ({ approvalId, toolCallId, toolName, input }));
 }
 
-/** Contract §6: 1-256 characters, no control characters. */
-export function isValidConversationKey(key: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return key.length >= 1 && key.length <= 256 && !/[\u0000-\u001f\u007f-\u009f]/.test(key);
-}
+export { isValidConversationKey } from './conversation-key.js';

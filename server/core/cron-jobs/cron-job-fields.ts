@@ -1,5 +1,6 @@
 import { agentIdPattern } from '../agents/agent.js';
 import { assertTimeZone, parseScheduleExpression, type Schedule } from '../cron/index.js';
+import { conversationKeyProblem } from '../conversations/conversation-key.js';
 import { InvalidRequestError } from '../errors.js';
 
 /**
@@ -11,7 +12,6 @@ const controlCharacters = /[\u0000-\u001f\u007f]/;
 
 export const nameMaxLength = 128;
 export const promptMaxLength = 100_000;
-export const conversationKeyMaxLength = 256;
 
 function text(value: unknown, field: string, maxLength: number, options: { allowLineBreaks?: boolean } = {}): string {
   if (typeof value !== 'string') throw new InvalidRequestError(`${field}: must be a string.`);
@@ -31,13 +31,11 @@ export function checkPrompt(value: unknown): string {
   return text(value, 'prompt', promptMaxLength, { allowLineBreaks: true });
 }
 
-/** Contract §6: 1-256 characters, no control characters. */
+/** The same rule as every conversation key: a cron job runs only on a key chat accepts. */
 export function checkConversationKey(value: unknown): string {
-  if (typeof value === 'string' && value.length === 0) throw new InvalidRequestError('conversationKey: must be 1-256 characters.');
-  if (typeof value === 'string' && value.length > conversationKeyMaxLength) throw new InvalidRequestError(`conversationKey: must be at most ${conversationKeyMaxLength} characters (got ${value.length}).`);
-  if (typeof value !== 'string') throw new InvalidRequestError('conversationKey: must be a string.');
-  if (controlCharacters.test(value)) throw new InvalidRequestError('conversationKey: must not contain control characters.');
-  return value;
+  const problem = conversationKeyProblem(value);
+  if (problem !== undefined) throw new InvalidRequestError(`conversationKey: ${problem}.`);
+  return value as string;
 }
 
 export function checkAgentIdFormat(value: unknown): string {
