@@ -232,11 +232,12 @@ describe('cron runs', () => {
     expect(await patch(rate.cronJobId, { status: 'paused' })).toMatchObject({ status: 'paused', nextRunAt: null });
     await stack.runUntil('2030-01-07T11:05:30Z');
     expect(await api.runs(rate.cronJobId)).toHaveLength(4);
-    expect(await patch(rate.cronJobId, { status: 'active' })).toMatchObject({ status: 'active', nextRunAt: '2030-01-07T11:06:00.000Z' });
-    expect(await patch(rate.cronJobId, { prompt: 'changed prompt' })).toMatchObject({ nextRunAt: '2030-01-07T11:06:00.000Z' });
+    // A resume fires at once: the slot of its own minute.
+    expect(await patch(rate.cronJobId, { status: 'active' })).toMatchObject({ status: 'active', nextRunAt: '2030-01-07T11:05:00.000Z' });
+    expect(await patch(rate.cronJobId, { prompt: 'changed prompt' })).toMatchObject({ nextRunAt: '2030-01-07T11:05:00.000Z' });
     await stack.runUntil('2030-01-07T11:06:00Z');
     const [afterResume] = await api.settledRuns(rate.cronJobId);
-    expect(afterResume!.scheduledFor).toBe('2030-01-07T11:06:00.000Z');
+    expect(afterResume!.scheduledFor).toBe('2030-01-07T11:05:00.000Z');
     expect((await api.event(afterResume!.eventId)).result?.text).toBe('Echo: changed prompt');
 
     expect(await patch(rate.cronJobId, { scheduleExpression: 'cron(0 12 * * ? *)' })).toMatchObject({ nextRunAt: '2030-01-07T12:00:00.000Z' });

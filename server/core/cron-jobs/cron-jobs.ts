@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Agents } from '../agents/agents.js';
-import { nextFireTime, type Schedule, validateForCreation } from '../cron/index.js';
+import { firstFireTime, nextFireTime, type Schedule, validateForCreation } from '../cron/index.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { type CronJobRecord, type CronJobView, type CronRun, cronJobIdPattern, viewCronJob } from './cron-job.js';
 import { checkAgentIdFormat, checkConversationKey, checkName, checkPrompt, checkScheduleExpression, checkTimeZone } from './cron-job-fields.js';
@@ -36,13 +36,15 @@ export interface CronJobsOptions {
 }
 
 /**
- * The first slot from `now` on (a slot at `now` itself counts, so `rate()` fires at once),
- * never at or before a slot that already fired: a resume in the minute of the last fire must
- * not fire that minute again.
+ * The first slot from `now` on (see `firstFireTime`: `rate()` fires at once), never at or
+ * before a slot that already fired: a resume in the minute of the last fire must not fire
+ * that minute again.
  */
 function firstSlot(schedule: Schedule, timezone: string, now: Date, anchorAt: string, lastFiredSlot: string | null): string | null {
-  const after = Math.max(now.getTime() - 1, lastFiredSlot === null ? Number.NEGATIVE_INFINITY : Date.parse(lastFiredSlot));
-  return nextFireTime(schedule, timezone, new Date(after), new Date(anchorAt))?.toISOString() ?? null;
+  const anchor = new Date(anchorAt);
+  const first = firstFireTime(schedule, timezone, now, anchor);
+  if (first === null || lastFiredSlot === null || first.getTime() > Date.parse(lastFiredSlot)) return first?.toISOString() ?? null;
+  return nextFireTime(schedule, timezone, new Date(lastFiredSlot), anchor)?.toISOString() ?? null;
 }
 
 /** Cron jobs of an account: validated writes; the scheduler is told of each change. */

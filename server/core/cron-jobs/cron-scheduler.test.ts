@@ -224,6 +224,16 @@ describe('CronScheduler', () => {
     expect((await test.runs(job.cronJobId))[0]!.catchUp).toBeUndefined();
   });
 
+  it('fires an at() time later in the current minute at once, and once only', async () => {
+    const test = await setup('2030-01-07T10:00:30Z');
+    const job = await test.create('at(2030-01-07T10:00:45)');
+    expect(job.nextRunAt).toBe('2030-01-07T10:00:00.000Z');
+    await test.runUntil('2030-01-07T10:00:31Z');
+    expect(test.launcher.submitted).toHaveLength(1);
+    await test.runUntil('2030-01-07T10:05:00Z');
+    expect(test.launcher.submitted).toHaveLength(1);
+  });
+
   it('fires rate() at creation and every period; resume restarts the count', async () => {
     const test = await setup('2030-01-07T10:00:00Z');
     const job = await test.create('rate(10 minutes)');
@@ -238,9 +248,10 @@ describe('CronScheduler', () => {
 
     await test.runUntil('2030-01-07T11:03:30Z');
     const resumed = await test.jobs.update(accountId, job.cronJobId, { status: 'active' });
-    expect(resumed).toMatchObject({ status: 'active', nextRunAt: '2030-01-07T11:04:00.000Z' });
+    // A resume fires at once (its minute's slot), then every period from that minute.
+    expect(resumed).toMatchObject({ status: 'active', nextRunAt: '2030-01-07T11:03:00.000Z' });
     await test.runUntil('2030-01-07T11:14:00Z');
-    expect((await test.runs(job.cronJobId)).slice(0, 2).map((run) => run.scheduledFor)).toEqual(['2030-01-07T11:14:00.000Z', '2030-01-07T11:04:00.000Z']);
+    expect((await test.runs(job.cronJobId)).slice(0, 2).map((run) => run.scheduledFor)).toEqual(['2030-01-07T11:13:00.000Z', '2030-01-07T11:03:00.000Z']);
   });
 
   it('stops firing at once when paused, even with the timer already armed', async () => {

@@ -123,12 +123,19 @@ describe('firstFireTime', () => {
     expect(firstFireTime(schedule, 'UTC', new Date('2025-01-15T10:00:00Z'))?.toISOString()).toBe('2025-01-15T10:00:00.000Z');
   });
 
-  it('fires a rate() at creation, rounded up to the minute, then every period', () => {
+  it('fires a rate() at creation (the slot of its minute, so at once), then every period from that minute', () => {
     const schedule = parseScheduleExpression('rate(2 hours)');
     const created = new Date('2025-01-15T10:07:30Z');
     const first = firstFireTime(schedule, 'UTC', created);
-    expect(first?.toISOString()).toBe('2025-01-15T10:08:00.000Z');
-    expect(nextFireTime(schedule, 'UTC', first!, created)?.toISOString()).toBe('2025-01-15T12:08:00.000Z');
+    expect(first?.toISOString()).toBe('2025-01-15T10:07:00.000Z');
+    expect(nextFireTime(schedule, 'UTC', first!, created)?.toISOString()).toBe('2025-01-15T12:07:00.000Z');
+  });
+
+  it('fires an at() later in the current minute at once, and refuses one earlier in it', () => {
+    const now = new Date('2025-01-15T10:07:30Z');
+    expect(firstFireTime(parseScheduleExpression('at(2025-01-15T10:07:45)'), 'UTC', now)?.toISOString()).toBe('2025-01-15T10:07:00.000Z');
+    expect(firstFireTime(parseScheduleExpression('at(2025-01-15T10:07:30)'), 'UTC', now)?.toISOString()).toBe('2025-01-15T10:07:00.000Z');
+    expect(firstFireTime(parseScheduleExpression('at(2025-01-15T10:07:15)'), 'UTC', now)).toBeNull();
   });
 
   it('fires a rate() created on a whole minute at that minute', () => {

@@ -115,7 +115,7 @@ export function instantOfWallClockMinute(
   return earliest;
 }
 
-/** `instantMs` rounded up to a whole minute (unchanged when it already is one). */
-export function ceilToMinute(instantMs: number): number {
-  return Math.ceil(instantMs / minuteMs) * minuteMs;
+/** `instantMs` rounded down to a whole minute (unchanged when it already is one). */
+export function floorToMinute(instantMs: number): number {
+  return Math.floor(instantMs / minuteMs) * minuteMs;
 }

@@ -28,6 +28,11 @@ describe('validateForCreation', () => {
     expect(reasonFor('at(2025-01-15T12:00:00)', 'Asia/Ho_Chi_Minh')).toMatch(/^scheduleExpression: .*is in the past/);
   });
 
+  it('accepts an at() later in the current minute (it fires at once), and refuses one earlier in it', () => {
+    expect(reasonFor('at(2025-01-15T10:07:45)', 'UTC')).toBeUndefined();
+    expect(reasonFor('at(2025-01-15T10:07:15)', 'UTC')).toMatch(/^scheduleExpression: .*is in the past/);
+  });
+
   it('rejects an at() on a local time the clocks skip', () => {
     expect(reasonFor('at(2025-03-09T02:30:00)', 'America/New_York')).toContain('does not exist in America/New_York');
   });

@@ -5,9 +5,9 @@ import { assertTimeZone } from './time-zone.js';
 
 /**
  * Checks what only makes sense at creation (or when a job's schedule or zone changes):
- * the zone exists, an `at()` time exists in that zone and is not before `now` (it fires at
- * its minute; seconds are dropped), and a
- * cron expression has at least one fire time left. Throws `InvalidRequestError` naming
+ * the zone exists, an `at()` time exists in that zone and is not before `now` (seconds
+ * included; it fires at its minute, so a time later in the current minute fires at once), and
+ * a cron expression has at least one fire time left. Throws `InvalidRequestError` naming
  * `timezone` or `scheduleExpression`.
  */
 export function validateForCreation(schedule: Schedule, timezone: string, now: Date): void {
@@ -19,9 +19,9 @@ export function validateForCreation(schedule: Schedule, timezone: string, now: D
         `scheduleExpression: ${schedule.expression} does not exist in ${timezone}: the clocks skip that time when daylight saving starts.`,
       );
     }
-    if (instant < now.getTime()) {
+    if (firstFireTime(schedule, timezone, now) === null) {
       throw new InvalidRequestError(
-        `scheduleExpression: ${schedule.expression} is in the past (${new Date(instant).toISOString()} in ${timezone}); at() must be in the future.`,
+        `scheduleExpression: ${schedule.expression} is in the past (${new Date(instant + schedule.localTime.second * 1000).toISOString()} in ${timezone}); at() must be in the future.`,
       );
     }
   }
