@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextServerError } from '../server/nats/nats-test-support.js';
+import { nextServerError } from '../server/nats/test-support/nats-test-support.js';
 import { chatSubject, replayRequestSubject } from '../server/nats/nats-subjects.js';
 import { startNatsStack, TestInbox, type NatsStack, type NatsTestAccount } from './support/nats-stack.js';
 

@@ -5,7 +5,7 @@ import { findFreeTcpPort } from './free-tcp-port.js';
 import { connectNats } from './nats-connection.js';
 import { createDisabledNatsLink, createNatsLink, type NatsLink, type NatsLinkState } from './nats-link.js';
 import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
-import { makeTemporaryDataDir, randomSecret } from './nats-test-support.js';
+import { makeTemporaryDataDir, randomSecret } from './test-support/nats-test-support.js';
 
 const serviceToken = randomSecret();
 const stageSecret = randomSecret();

@@ -2,7 +2,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NatsServerBinaryMissingError, defaultNatsServerSearchFolders, findNatsServerBinary } from './nats-server-binary.js';
-import { makeTemporaryDataDir } from './nats-test-support.js';
+import { makeTemporaryDataDir } from './test-support/nats-test-support.js';
 
 describe('findNatsServerBinary', () => {
   const removals: Array<() => Promise<void>> = [];

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findNatsServerBinary } from './nats-server-binary.js';
 import { accountNatsPermissions, renderNatsServerConfig, type NatsServerConfigInput } from './nats-server-config.js';
-import { makeTemporaryDataDir } from './nats-test-support.js';
+import { makeTemporaryDataDir } from './test-support/nats-test-support.js';
 
 const hash = bcrypt.hashSync('not-the-real-password', 4);
 

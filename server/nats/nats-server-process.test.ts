@@ -7,7 +7,7 @@ import { silentLogger } from '../core/logger.js';
 import { accountNatsCredentials } from './account-nats-credentials.js';
 import { connectNats } from './nats-connection.js';
 import { NatsServerStartError, startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
-import { makeTemporaryDataDir, nextServerError, randomSecret } from './nats-test-support.js';
+import { makeTemporaryDataDir, nextServerError, randomSecret } from './test-support/nats-test-support.js';
 
 const stageSecret = randomSecret();
 const serviceToken = randomSecret();
