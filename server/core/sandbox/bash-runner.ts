@@ -8,6 +8,7 @@ import { type BashLimitHit, bashLimitHits } from './bash-limit-report.js';
 import { bubblewrapArguments, sandboxWorkspaceFolder } from './bubblewrap-arguments.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
 import { type DiskQuota, folderBytes } from './disk-quota.js';
+import { OutputCollector } from './output-collector.js';
 import { type CgroupSupport, createCallCgroup } from './sandbox-cgroups.js';
 import type { SandboxLimits } from './sandbox-config-schema.js';
 import { sandboxEnvironment } from './sandbox-environment.js';
@@ -50,35 +51,6 @@ export interface BashResult {
 
 /** How often the disk quota is measured while bash runs. */
 const diskQuotaPollMs = 250;
-
-/** Collects stdout and stderr under one shared byte budget, draining past it. */
-class OutputCollector {
-  private readonly chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
-  private readonly dropped = { stdout: 0, stderr: 0 };
-  private kept = 0;
-  constructor(private readonly maxBytes: number) {}
-
-  add(stream: 'stdout' | 'stderr', chunk: Buffer): void {
-    const room = this.maxBytes - this.kept;
-    const keep = Math.max(0, Math.min(room, chunk.length));
-    if (keep > 0) this.chunks[stream].push(chunk.subarray(0, keep));
-    this.kept += keep;
-    this.dropped[stream] += chunk.length - keep;
-  }
-
-  get truncated(): boolean {
-    return this.dropped.stdout + this.dropped.stderr > 0;
-  }
-
-  text(stream: 'stdout' | 'stderr'): string {
-    const text = Buffer.concat(this.chunks[stream]).toString('utf8');
-    if (this.dropped[stream] === 0) return text;
-    // A cut can split a UTF-8 character; drop the replacement characters it leaves.
-    const kept = text.replace(/\uFFFD+$/, '');
-    const separator = kept === '' || kept.endsWith('\n') ? '' : '\n';
-    return `${kept}${separator}[output truncated: ${this.dropped[stream]} more bytes of ${stream} past the ${this.maxBytes}-byte limit]`;
-  }
-}
 
 function killProcessGroup(pid: number | undefined): void {
   if (pid === undefined) return;
