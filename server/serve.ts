@@ -3,6 +3,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createHarnessCore } from './core/harness-core.js';
 import { defineInfrastructure } from './core/infrastructure.js';
 import { probeBubblewrap } from './core/sandbox/bubblewrap-probe.js';
+import { probeCgroups } from './core/sandbox/sandbox-cgroups.js';
+import { sandboxSettingsFromEnvironment } from './core/sandbox/sandbox-settings.js';
+import { sandboxStartReport } from './core/sandbox/sandbox-start-report.js';
 import { loadRuntimeSecrets } from './core/secrets/runtime-secrets.js';
 import { lockDataFolder } from './core/storage/data-folder-lock.js';
 import { LowdbStorage } from './core/storage/lowdb-storage.js';
@@ -47,6 +50,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     accountPort: options.accountPort,
     agentPort: options.agentPort,
   });
+  const sandboxSettings = sandboxSettingsFromEnvironment();
   const infrastructure = defineInfrastructure(settings.stage);
   await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
   const lock = await lockDataFolder(settings.dataDir);
@@ -58,12 +62,11 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     // The filesystem bucket: a folder named by the infrastructure definition, under the data folder.
     const bucketFolder = `${settings.dataDir}/${infrastructure.filesystemBucketName}`;
     await mkdir(bucketFolder, { recursive: true, mode: 0o700 });
-    // Probed once: bash calls then run inside bubblewrap, or with the weaker confinement docs/sandbox.md describes.
-    const bubblewrap = await probeBubblewrap();
-    if (!bubblewrap.available) {
-      logger?.warn({ event: 'sandbox', reason: bubblewrap.reason }, 'bubblewrap is unavailable: bash tools run without it and their confinement is much weaker (see docs/sandbox.md)');
-    }
-    const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap });
+    // Probed once: bash calls run inside bubblewrap, or not at all unless the operator opts in.
+    const [bubblewrap, sandboxCgroups] = await Promise.all([probeBubblewrap(), probeCgroups()]);
+    const sandboxReport = sandboxStartReport(bubblewrap, sandboxCgroups, sandboxSettings);
+    logger?.[sandboxReport.level](sandboxReport.fields, sandboxReport.message);
+    const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap, sandboxSettings, sandboxCgroups });
     // Before core.start(): boot recovery may hand NATS continuations to the gateway.
     const transport = await startNatsTransport({ settings: options.nats ?? readNatsSettings(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });
     nats = transport;

@@ -26,6 +26,8 @@ import type { Storage } from './storage/table-store.js';
 import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import type { BubblewrapStatus } from './sandbox/bubblewrap-probe.js';
+import type { CgroupSupport } from './sandbox/sandbox-cgroups.js';
+import { type SandboxSettings, sandboxSettingsFromEnvironment } from './sandbox/sandbox-settings.js';
 import { sandboxToolSource } from './sandbox/sandbox-tool-source.js';
 import { WorkspaceFiles } from './sandbox/workspace-files.js';
 import { skillsToolSource } from './skills/load-skill-tool.js';
@@ -51,8 +53,12 @@ export interface HarnessCoreOptions {
   sameInvocationTimeoutMs?: number;
   /** Host folder of the filesystem bucket (`<data folder>/<filesystemBucketName>`); workspaces and skill files live there. */
   bucketFolder?: string;
-  /** What `probeBubblewrap()` found at service start; omitted means bash runs without bubblewrap. */
+  /** What `probeBubblewrap()` found at service start; omitted means not probed, so bash is unavailable (unless the unsafe opt-in is set). */
   bubblewrap?: BubblewrapStatus;
+  /** The operator's sandbox settings; default: `HARNESS_SANDBOX_*` over the defaults. */
+  sandboxSettings?: SandboxSettings;
+  /** What `probeCgroups()` found at service start; omitted means bash is limited per process only. */
+  sandboxCgroups?: CgroupSupport;
   /** The cron scheduler's clock (default: the real one); tests move time by hand. */
   cronClock?: SchedulerClock;
   /** Wraps how cron runs start (tests simulate a crash between claiming a slot and submitting). */
@@ -108,9 +114,10 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const asyncSettlement = new AsyncSettlement(asyncRepository, now);
   const continuations = new ContinuationDispatcher(logger);
   const bubblewrap = options.bubblewrap ?? { available: false, reason: 'bubblewrap was not probed' };
+  const sandboxSettings = options.sandboxSettings ?? sandboxSettingsFromEnvironment();
   // Spec rules 2-4: the tools that come from their own config keys, never from config.tools.
   const toolSources = [
-    sandboxToolSource({ bucketFolder: options.bucketFolder, bubblewrap }),
+    sandboxToolSource({ bucketFolder: options.bucketFolder, bubblewrap, settings: sandboxSettings, cgroups: options.sandboxCgroups }),
     subagentToolSource(() => turns),
     skillsToolSource({ bucketFolder: options.bucketFolder }),
   ];
@@ -159,7 +166,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     channels,
     cronJobs,
     cronScheduler,
-    workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder),
+    workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder, sandboxSettings.diskQuotaBytes),
     start: async () => {
       const report = await recoverAsyncWork({ repository: asyncRepository, settlement: asyncSettlement, dispatcher: continuations, events, worker: asyncWorker, logger });
       await channels.worker.recover();

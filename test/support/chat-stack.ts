@@ -3,6 +3,8 @@ import { createHarnessCore, type HarnessCore } from '../../server/core/harness-c
 import { defineInfrastructure } from '../../server/core/infrastructure.js';
 import type { Logger } from '../../server/core/logger.js';
 import type { BubblewrapStatus } from '../../server/core/sandbox/bubblewrap-probe.js';
+import type { CgroupSupport } from '../../server/core/sandbox/sandbox-cgroups.js';
+import { defaultSandboxSettings, type SandboxSettings } from '../../server/core/sandbox/sandbox-settings.js';
 import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
 import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
@@ -51,8 +53,12 @@ export interface ChatStackOptions {
   limits?: Partial<ServiceLimits>;
   /** The core's clock (default: real time). */
   now?: () => Date;
-  /** What the bubblewrap probe found (default: not probed, so bash runs without it). */
+  /** What the bubblewrap probe found (default: not probed, so bash is unavailable). */
   bubblewrap?: BubblewrapStatus;
+  /** The operator's sandbox settings (default: the defaults, whatever the test process's environment holds). */
+  sandboxSettings?: SandboxSettings;
+  /** Where per-call cgroups are made (default: none, so limits are per process). */
+  sandboxCgroups?: CgroupSupport;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -78,6 +84,8 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       modelMaxRetries: 0,
       bucketFolder,
       ...(options.bubblewrap ? { bubblewrap: options.bubblewrap } : {}),
+      sandboxSettings: options.sandboxSettings ?? defaultSandboxSettings,
+      ...(options.sandboxCgroups ? { sandboxCgroups: options.sandboxCgroups } : {}),
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });

@@ -1,6 +1,6 @@
 import { accountBucketFolder } from '../../server/core/sandbox/account-bucket.js';
 import { type BubblewrapStatus, probeBubblewrap } from '../../server/core/sandbox/bubblewrap-probe.js';
-import { startChatStack, type ChatStack } from './chat-stack.js';
+import { startChatStack, type ChatStack, type ChatStackOptions } from './chat-stack.js';
 
 /** The JSON answer of the chat API. */
 export interface ChatAnswer {
@@ -55,11 +55,11 @@ export function toolResults(messages: ChatAnswer['messages']): ToolResultPart[] 
 /**
  * The chat stack (both services on loopback over real lowdb files, the fixture model, a
  * bucket folder named by the infrastructure definition, as `serve` makes it) with bubblewrap
- * as probed on this machine.
+ * as probed on this machine, unless the options say otherwise.
  */
-export async function startSandboxStack(): Promise<SandboxStack> {
-  const bubblewrap = await probeBubblewrap();
-  const chat = await startChatStack({ bubblewrap });
+export async function startSandboxStack(options: Pick<ChatStackOptions, 'bubblewrap' | 'sandboxSettings' | 'sandboxCgroups'> = {}): Promise<SandboxStack> {
+  const bubblewrap = options.bubblewrap ?? (await probeBubblewrap());
+  const chat = await startChatStack({ ...options, bubblewrap });
   const lastBodyTools = (): OfferedTool[] => {
     const body = chat.model.calls().at(-1)?.body as { tools?: OfferedTool[] } | undefined;
     return body?.tools ?? [];

@@ -8,6 +8,7 @@ import { runBash } from './bash-runner.js';
 import { type BubblewrapStatus, probeBubblewrap } from './bubblewrap-probe.js';
 import { liveProcessesWith } from './test-support/process-table.js';
 import { validateSandboxConfig } from './sandbox-config-schema.js';
+import { defaultSandboxSettings } from './sandbox-settings.js';
 
 // Isolation tests: they need bubblewrap and FAIL with the probe's reason without it, never skip.
 let bubblewrap: BubblewrapStatus;
@@ -64,7 +65,7 @@ describe('runBash under bubblewrap', () => {
   it('cannot read the data folder or /root outside the workspace', async () => {
     const secretPath = path.join(dataFolder, 'accounts.json');
     // The same command outside bubblewrap can read it: the refusal below is the sandbox's doing.
-    const unconfined = await runBash({ command: `cat ${secretPath}`, workingFolder: workspace, limits, bubblewrap: { available: false, reason: 'control' } });
+    const unconfined = await runBash({ command: `cat ${secretPath}`, workingFolder: workspace, limits, bubblewrap: { available: false, reason: 'control' }, settings: { ...defaultSandboxSettings, allowUnsandboxedBash: true } });
     expect(unconfined.stdout).toBe('{"secret": true}');
 
     const confined = await runBash({ command: `cat ${secretPath}; ls /root; ls ../bucket`, workingFolder: workspace, limits, bubblewrap: requireBubblewrap() });
@@ -96,6 +97,7 @@ describe('runBash under bubblewrap', () => {
       workingFolder: workspace,
       limits: { ...limits, environment: ['ALLOWED_TOKEN'] },
       bubblewrap: requireBubblewrap(),
+      settings: { ...defaultSandboxSettings, passEnvironment: ['ALLOWED_TOKEN'] },
       environment: { ALLOWED_TOKEN: 'visible', SERVICE_SECRET: 'hidden' },
     });
     expect(result.stdout).toBe('[visible][]\n');

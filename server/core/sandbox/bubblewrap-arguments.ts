@@ -38,7 +38,11 @@ export interface BubblewrapOptions {
   workingFolder: string;
   /** Share the host network; otherwise the sandbox has its own empty network namespace. */
   network: boolean;
+  /** Size of /tmp and of /dev/shm, each a tmpfs: RAM, so never unbounded. Default 64 MiB. */
+  tmpBytes?: number;
 }
+
+const defaultTmpBytes = 64 * 1024 * 1024;
 
 /**
  * bwrap arguments for one bash call. Everything not bound here (the data folder, home,
@@ -54,9 +58,13 @@ export function bubblewrapArguments(options: BubblewrapOptions): string[] {
     '--cap-drop', 'ALL',
     ...systemFolderArguments(),
     ...etcEntries.flatMap((entry) => ['--ro-bind-try', entry, entry]),
-    '--tmpfs', '/tmp',
+    '--size', String(options.tmpBytes ?? defaultTmpBytes), '--tmpfs', '/tmp',
     '--proc', '/proc',
+    // bwrap's /dev is itself an unsized tmpfs: make it read-only (device nodes still work)
+    // and give /dev/shm, which programs do write, a sized tmpfs of its own.
     '--dev', '/dev',
+    '--remount-ro', '/dev',
+    '--size', String(options.tmpBytes ?? defaultTmpBytes), '--tmpfs', '/dev/shm',
     '--bind', options.workingFolder, sandboxWorkspaceFolder,
     '--chdir', sandboxWorkspaceFolder,
   ];

@@ -1,3 +1,4 @@
+import type { DiskQuota } from './disk-quota.js';
 import { resolveWorkspacePath } from './workspace-paths.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
 import { loadTextFile } from './text-files.js';
@@ -11,6 +12,8 @@ export interface EditFileRequest {
   newText: string;
   replaceAll?: boolean;
   readOnly?: boolean;
+  /** The account's disk quota, checked by the write that saves the edit. */
+  diskQuota?: DiskQuota;
 }
 
 export interface EditFileResult {
@@ -40,6 +43,6 @@ export async function editWorkspaceFile(request: EditFileRequest): Promise<EditF
   }
   // split/join, not String.replace: newText must not be read as a `$&` replacement pattern.
   const updated = text.split(request.oldText).join(request.newText);
-  await writeWorkspaceFile({ root: request.root, path: request.path, content: updated });
+  await writeWorkspaceFile({ root: request.root, path: request.path, content: updated, diskQuota: request.diskQuota });
   return { path: target.relativePath, replacements: occurrences };
 }

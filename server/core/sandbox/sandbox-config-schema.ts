@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentIdPattern } from '../agents/agent.js';
 import { InvalidRequestError } from '../errors.js';
 import { zodIssueError } from '../agent-config/zod-issue.js';
+import { isServiceVariable } from './sandbox-settings.js';
 
 /**
  * Shapes of `config.sandbox`, `config.workspace`, `config.subagent` and `config.skills`
@@ -21,7 +22,11 @@ const sandboxLimitsSchema = z.strictObject({
   maxOutputBytes: integerFrom(1024, 10_485_760).default(65_536),
   environment: z
     .array(
-      z.string({ error: 'must be an environment variable name' }).regex(environmentVariableName, 'must be an environment variable name (letters, digits, underscores)'),
+      z
+        .string({ error: 'must be an environment variable name' })
+        .regex(environmentVariableName, 'must be an environment variable name (letters, digits, underscores)')
+        // The service's own settings and secrets: never passed, whatever the operator allows.
+        .refine((name) => !isServiceVariable(name), 'names a service variable; HARNESS_* and NATS_* are never passed to bash'),
       { error: 'must be an array of environment variable names' },
     )
     .max(100, 'must list at most 100 variables')

@@ -8,7 +8,9 @@ export type SandboxToolErrorKind =
   | 'read-only'
   | 'no-match'
   | 'ambiguous-match'
-  | 'invalid-input';
+  | 'invalid-input'
+  | 'disk-quota'
+  | 'sandbox-unavailable';
 
 /**
  * A tool failure the model can act on (bad path, no match...). The tool wrappers turn it

@@ -3,7 +3,7 @@ import type { ToolSet } from 'ai';
 import type { Logger } from '../logger.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
 import { type SandboxedAgentConfig, effectiveWorkspaces } from './effective-workspaces.js';
-import { buildStatelessBashTool, buildWorkspaceTools } from './sandbox-tools.js';
+import { type SandboxRuntime, buildStatelessBashTool, buildWorkspaceTools } from './sandbox-tools.js';
 
 export interface SandboxToolSetOptions {
   /** The validated `sandbox` and `workspace` parts of the agent config. */
@@ -13,6 +13,8 @@ export interface SandboxToolSetOptions {
   bubblewrap: BubblewrapStatus;
   logger?: Logger;
   environment?: NodeJS.ProcessEnv;
+  /** The operator's settings, cgroups and the account's disk quota. */
+  runtime?: SandboxRuntime;
 }
 
 /**
@@ -24,7 +26,7 @@ export function buildSandboxToolSet(options: SandboxToolSetOptions): ToolSet {
   const workspaces = effectiveWorkspaces(options.config);
   if (workspaces.length === 0) {
     return options.config.sandbox
-      ? buildStatelessBashTool({ limits: options.config.sandbox, bubblewrap: options.bubblewrap, logger: options.logger, environment: options.environment })
+      ? buildStatelessBashTool({ limits: options.config.sandbox, bubblewrap: options.bubblewrap, logger: options.logger, environment: options.environment, runtime: options.runtime })
       : {};
   }
   const tools: ToolSet = {};
@@ -41,6 +43,7 @@ export function buildSandboxToolSet(options: SandboxToolSetOptions): ToolSet {
         prefixToolNames: workspaces.length > 1,
         logger: options.logger,
         environment: options.environment,
+        runtime: options.runtime,
       }),
     );
   }

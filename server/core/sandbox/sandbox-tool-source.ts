@@ -2,6 +2,9 @@ import type { ToolSource } from '../tools/build-tools.js';
 import { accountBucketFolder } from './account-bucket.js';
 import { validateSandboxSections } from './agent-sandbox-config.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
+import { DiskQuota } from './disk-quota.js';
+import type { CgroupSupport } from './sandbox-cgroups.js';
+import { defaultSandboxSettings, type SandboxSettings } from './sandbox-settings.js';
 import { buildSandboxToolSet } from './sandbox-tool-set.js';
 
 export interface SandboxSourceOptions {
@@ -11,6 +14,10 @@ export interface SandboxSourceOptions {
   bubblewrap: BubblewrapStatus;
   /** Where bash's allow-listed variables come from; default process.env. */
   environment?: NodeJS.ProcessEnv;
+  /** The operator's sandbox settings; default: the defaults. */
+  settings?: SandboxSettings;
+  /** Where per-call cgroups are made, as probed at start. */
+  cgroups?: CgroupSupport;
 }
 
 /**
@@ -26,12 +33,15 @@ export function sandboxToolSource(options: SandboxSourceOptions): ToolSource {
       if (workspace && Object.keys(workspace).length > 0 && !options.bucketFolder) {
         throw new Error('config.workspace needs the filesystem bucket, and this service was started without a bucket folder.');
       }
+      const accountFolder = accountBucketFolder(options.bucketFolder ?? '', context.accountId);
+      const settings = options.settings ?? defaultSandboxSettings;
       return buildSandboxToolSet({
         config: { sandbox, workspace },
-        bucketFolder: accountBucketFolder(options.bucketFolder ?? '', context.accountId),
+        bucketFolder: accountFolder,
         bubblewrap: options.bubblewrap,
         logger: context.logger,
         environment: options.environment,
+        runtime: { settings, cgroups: options.cgroups, diskQuota: new DiskQuota(accountFolder, settings.diskQuotaBytes) },
       });
     },
   };

@@ -5,11 +5,14 @@ import type { ToolSet } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
 import { validateSandboxConfig, validateWorkspaceConfig } from './sandbox-config-schema.js';
+import { defaultSandboxSettings } from './sandbox-settings.js';
 import { buildSandboxToolSet } from './sandbox-tool-set.js';
 import { buildStatelessBashTool, buildWorkspaceTools } from './sandbox-tools.js';
 
 const noBubblewrap: BubblewrapStatus = { available: false, reason: 'not used in this test' };
 const limits = validateSandboxConfig({ timeoutMs: 20_000 });
+// These tests are about the tool wrappers: they run bash without bubblewrap, by the operator's opt-in.
+const runtime = { settings: { ...defaultSandboxSettings, allowUnsandboxedBash: true } };
 let bucket: string;
 
 beforeEach(async () => {
@@ -50,7 +53,7 @@ describe('buildSandboxToolSet', () => {
 });
 
 describe('buildWorkspaceTools', () => {
-  const base = { workspaceName: 'notes', limits, bubblewrap: noBubblewrap, prefixToolNames: false } as const;
+  const base = { workspaceName: 'notes', limits, bubblewrap: noBubblewrap, prefixToolNames: false, runtime } as const;
 
   it('sets needsApproval from the permission mode', async () => {
     const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'notes'), access: 'sandboxed', permissionMode: 'ask-writes' });
@@ -92,7 +95,7 @@ describe('buildWorkspaceTools', () => {
 
 describe('buildStatelessBashTool', () => {
   it('runs each call in a fresh folder', async () => {
-    const tools = buildStatelessBashTool({ limits, bubblewrap: noBubblewrap });
+    const tools = buildStatelessBashTool({ limits, bubblewrap: noBubblewrap, runtime });
     await call(tools, 'bash', { command: 'touch left-behind' });
     await expect(call(tools, 'bash', { command: 'ls -A' })).resolves.toMatchObject({ exitCode: 0, stdout: '' });
   });

@@ -4,11 +4,14 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { type BashResult, runBash } from './bash-runner.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
+import type { DiskQuota } from './disk-quota.js';
 import { editWorkspaceFile } from './edit-file.js';
 import { globWorkspaceFiles } from './glob-files.js';
 import { grepWorkspaceFiles } from './grep-files.js';
 import { readWorkspaceFile } from './read-file.js';
+import type { CgroupSupport } from './sandbox-cgroups.js';
 import type { PermissionMode, SandboxLimits } from './sandbox-config-schema.js';
+import type { SandboxSettings } from './sandbox-settings.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
 import { type SandboxToolName, type WorkspaceAccess, toolNeedsApproval, workspaceToolNames } from './workspace-permissions.js';
 import { writeWorkspaceFile } from './write-file.js';
@@ -52,9 +55,20 @@ async function guarded<T>(context: ToolRunContext, body: () => Promise<T>): Prom
   }
 }
 
-function bashOutput(result: BashResult, timeoutMs: number): BashResult | (BashResult & ToolErrorOutput) {
-  if (!result.timedOut) return result;
-  return { error: `The command timed out after ${timeoutMs} ms; it and every process it started were killed.`, ...result };
+/** A call that ran into a limit carries `error` naming it, beside its output. */
+function bashOutput(result: BashResult): BashResult | (BashResult & ToolErrorOutput) {
+  if (result.limitsHit.length === 0) return result;
+  return { error: result.limitsHit.map((hit) => hit.message).join(' '), ...result };
+}
+
+/** What the operator decided for bash calls, shared by every sandbox tool of a service. */
+export interface SandboxRuntime {
+  /** Variables let through, the unsafe opt-in, resource limits; default: the defaults. */
+  settings?: SandboxSettings;
+  /** Where per-call cgroups are made, as probed at start. */
+  cgroups?: CgroupSupport;
+  /** The account's disk quota over its bucket folder. */
+  diskQuota?: DiskQuota;
 }
 
 const defaultFileToolLimits: SandboxLimits = { timeoutMs: 30_000, maxOutputBytes: 65_536, environment: [], network: false };
@@ -75,6 +89,7 @@ export interface WorkspaceToolsOptions {
   logger?: Logger;
   /** Where bash's allow-listed variables are read from; default process.env. */
   environment?: NodeJS.ProcessEnv;
+  runtime?: SandboxRuntime;
 }
 
 /** The sandbox tools of one workspace (spec rule 2), scoped to its folder. */
@@ -112,7 +127,7 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
         needsApproval: needsApproval('write'),
         execute: (input) => guarded(context('write'), async () => {
           await ensureRoot();
-          return writeWorkspaceFile({ root, ...input, readOnly });
+          return writeWorkspaceFile({ root, ...input, readOnly, diskQuota: options.runtime?.diskQuota });
         }),
       }),
     edit: () =>
@@ -125,7 +140,7 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
           replaceAll: z.boolean().optional().describe('Replace every occurrence'),
         }),
         needsApproval: needsApproval('edit'),
-        execute: (input) => guarded(context('edit'), () => editWorkspaceFile({ root, ...input, readOnly })),
+        execute: (input) => guarded(context('edit'), () => editWorkspaceFile({ root, ...input, readOnly, diskQuota: options.runtime?.diskQuota })),
       }),
     glob: () =>
       tool({
@@ -154,10 +169,10 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
         description: `Run a bash command in ${where}${options.bubblewrap.available ? ', mounted at /workspace (the working folder and HOME)' : ' (the working folder)'}. Timeout ${limits.timeoutMs} ms, output cap ${limits.maxOutputBytes} bytes, network ${limits.network ? 'on' : 'off'}.`,
         inputSchema: z.object({ command: z.string().min(1).describe('The bash command line') }),
         needsApproval: needsApproval('bash'),
-        execute: ({ command }) => guarded(context('bash'), async () => {
+        execute: ({ command }, { abortSignal }) => guarded(context('bash'), async () => {
           await ensureRoot();
-          const result = await runBash({ command, workingFolder: root, limits, bubblewrap: options.bubblewrap, environment: options.environment });
-          return bashOutput(result, limits.timeoutMs);
+          const result = await runBash({ command, workingFolder: root, limits, bubblewrap: options.bubblewrap, environment: options.environment, ...options.runtime, signal: abortSignal });
+          return bashOutput(result);
         }),
       }),
   };
@@ -176,6 +191,7 @@ export interface StatelessBashToolOptions {
   needsApproval?: boolean;
   logger?: Logger;
   environment?: NodeJS.ProcessEnv;
+  runtime?: SandboxRuntime;
 }
 
 /** `bash` for an agent with a sandbox and no workspace: each call gets a fresh, deleted-after folder. */
@@ -186,9 +202,9 @@ export function buildStatelessBashTool(options: StatelessBashToolOptions): ToolS
       description: `Run a bash command in a fresh empty folder that is deleted afterwards; nothing persists between calls. Timeout ${limits.timeoutMs} ms, output cap ${limits.maxOutputBytes} bytes, network ${limits.network ? 'on' : 'off'}.`,
       inputSchema: z.object({ command: z.string().min(1).describe('The bash command line') }),
       needsApproval: options.needsApproval ?? false,
-      execute: ({ command }) => guarded({ toolName: 'bash', logger: options.logger }, async () => {
-        const result = await runBash({ command, limits, bubblewrap: options.bubblewrap, environment: options.environment });
-        return bashOutput(result, limits.timeoutMs);
+      execute: ({ command }, { abortSignal }) => guarded({ toolName: 'bash', logger: options.logger }, async () => {
+        const result = await runBash({ command, limits, bubblewrap: options.bubblewrap, environment: options.environment, ...options.runtime, signal: abortSignal });
+        return bashOutput(result);
       }),
     }),
   };

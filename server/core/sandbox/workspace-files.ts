@@ -3,9 +3,10 @@ import { lstat, mkdir, open, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Agents } from '../agents/agents.js';
-import { InvalidRequestError, NotFoundError } from '../errors.js';
+import { InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../errors.js';
 import { accountBucketFolder } from './account-bucket.js';
 import { validateSandboxSections } from './agent-sandbox-config.js';
+import { DiskQuota, diskQuotaMessage } from './disk-quota.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
 import { type WorkspacePath, resolveWorkspacePath } from './workspace-paths.js';
 
@@ -62,6 +63,8 @@ export class WorkspaceFiles {
   constructor(
     private readonly agents: Agents,
     private readonly bucketFolder: string | undefined,
+    /** Each account's disk quota over its bucket folder; unset, uploads are not checked. */
+    private readonly diskQuotaBytes?: number,
   ) {}
 
   /** Host folder of a workspace; 404 for an unknown agent or workspace. */
@@ -148,6 +151,7 @@ export class WorkspaceFiles {
     await mkdir(root, { recursive: true });
     const target = await this.resolve(root, requested);
     if (target.relativePath === '.') throw new InvalidRequestError('path must name a file, not the workspace root.');
+    await this.assertQuotaRoom(address.accountId, target.absolutePath, content.length);
     try {
       await mkdir(path.dirname(target.absolutePath), { recursive: true });
       const handle = await open(target.absolutePath, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
@@ -160,6 +164,13 @@ export class WorkspaceFiles {
       throw toRequestError(error, target.relativePath);
     }
     return { path: target.relativePath, bytes: content.length };
+  }
+
+  /** A 413 naming the quota when an upload would take the account's files past it. */
+  private async assertQuotaRoom(accountId: string, target: string, bytes: number): Promise<void> {
+    if (this.diskQuotaBytes === undefined || !this.bucketFolder) return;
+    const quota = new DiskQuota(accountBucketFolder(this.bucketFolder, accountId), this.diskQuotaBytes);
+    if (!(await quota.hasRoomFor(target, bytes))) throw new PayloadTooLargeError(diskQuotaMessage(this.diskQuotaBytes, `This ${bytes}-byte upload`));
   }
 
   /** Delete a file or a folder with everything in it; a symlink is removed, not followed. */

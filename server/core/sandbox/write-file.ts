@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
+import type { DiskQuota } from './disk-quota.js';
 import { resolveWorkspacePath } from './workspace-paths.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
 import { toToolError } from './text-files.js';
@@ -11,6 +12,8 @@ export interface WriteFileRequest {
   content: string;
   /** A workspace without write access refuses before touching anything. */
   readOnly?: boolean;
+  /** The account's disk quota: a write that would go past it is refused. */
+  diskQuota?: DiskQuota;
 }
 
 export interface WriteFileResult {
@@ -31,6 +34,7 @@ export async function writeWorkspaceFile(request: WriteFileRequest): Promise<Wri
   if (request.readOnly) throw readOnlyError('write');
   const target = await resolveWorkspacePath(request.root, request.path);
   if (target.relativePath === '.') throw new SandboxToolError('not-a-file', 'The workspace root is a folder, not a file.');
+  await request.diskQuota?.assertRoomFor(target.absolutePath, Buffer.byteLength(request.content, 'utf8'), target.relativePath);
   try {
     await mkdir(path.dirname(target.absolutePath), { recursive: true });
     const handle = await open(target.absolutePath, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
