@@ -76,6 +76,16 @@ export class VersionConflictError extends HarnessError {
   }
 }
 
+/**
+ * A turn that failed inside the service (not the model's fault, not the client's). Its
+ * message is the one the turn stored, which the status row and the stream show as well.
+ */
+export class TurnFailedError extends HarnessError {
+  constructor(message: string) {
+    super('internal', 500, message);
+  }
+}
+
 /** A body or a message larger than a configured limit. */
 export class PayloadTooLargeError extends HarnessError {
   constructor(message: string) {

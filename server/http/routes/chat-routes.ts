@@ -1,11 +1,10 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isValidConversationKey, pendingApprovals } from '../../core/conversations/conversation.js';
-import { NotFoundError, UpstreamError } from '../../core/errors.js';
+import { NotFoundError, TurnFailedError, UpstreamError } from '../../core/errors.js';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { parseChatBody } from '../../core/turns/chat-body.js';
 import type { TurnResult } from '../../core/turns/turn-runner.js';
 import { currentAccount, requireAccount } from '../authentication.js';
-import { errorBody } from '../error-handler.js';
 import { accountRateLimit } from '../rate-limit.js';
 import { agentIdParams } from '../schemas.js';
 import { statusUrl } from './async-routes.js';
@@ -27,9 +26,9 @@ export function chatAnswer(result: TurnResult) {
   };
 }
 
-function sendFailure(reply: FastifyReply, result: TurnResult) {
-  if (result.error?.kind === 'upstream') throw new UpstreamError(result.error.message);
-  return reply.status(500).send(errorBody('internal', result.error?.message ?? 'The turn failed.'));
+function failure(result: TurnResult): Error {
+  if (result.error?.kind === 'upstream') return new UpstreamError(result.error.message);
+  return new TurnFailedError(result.error?.message ?? 'The turn failed.');
 }
 
 export interface ChatRouteOptions {
@@ -60,7 +59,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
           if (!wantsStream || peeked.failedBeforeOutput) {
             await drain(peeked.reader);
             const result = await turn.result;
-            if (result.status === 'failed') return sendFailure(reply, result);
+            if (result.status === 'failed') throw failure(result);
             const waiting = result.status === 'waiting_async_tools' ? { eventId: result.eventId, statusUrl: statusUrl(request, result.eventId) } : {};
             return reply.status(200).send({ ...chatAnswer(result), ...waiting });
           }
