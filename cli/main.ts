@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { CommanderError } from 'commander';
+import { packageVersion } from '../server/core/package-version.js';
 import type { CliContext } from './cli-context.js';
 import { describeError } from './cli-error.js';
 import { buildProgram } from './index.js';
@@ -9,19 +9,6 @@ import { buildProgram } from './index.js';
  * The `harness` entry point (`bin/harness.js` imports the compiled copy). Everything that
  * fails ends here: one line on stderr and a non-zero exit code.
  */
-
-/** The package version, found from both `cli/main.ts` and `dist/cli/main.js`. */
-function packageVersion(): string {
-  for (const relative of ['../package.json', '../../package.json']) {
-    try {
-      const manifest = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (manifest.name === 'harness' && manifest.version) return manifest.version;
-    } catch {
-      // Not this one; try the next folder up.
-    }
-  }
-  return '0.0.0';
-}
 
 /** A signal repeated within this time is the same Ctrl-C delivered twice, not a second press. */
 const repeatedSignalWindowMs = 1_000;
@@ -60,7 +47,7 @@ const context: CliContext = {
 };
 
 try {
-  await buildProgram(context, packageVersion()).parseAsync(process.argv);
+  await buildProgram(context, packageVersion).parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
     // Commander already printed its message (or the help); 2 is the usual usage-error code.

@@ -8,7 +8,7 @@ import { registerWorkspaceRoutes } from './routes/workspace-routes.js';
 import { registerCronJobRoutes } from './routes/cron-job-routes.js';
 import { registerNatsCredentialsRoutes, type NatsCredentialsProvider } from './routes/nats-credentials-routes.js';
 import { rootView } from './schemas.js';
-import { serviceVersion } from './version.js';
+import { packageVersion as serviceVersion } from '../core/package-version.js';
 
 export interface AccountServiceDependencies extends AppOptions {
   core: HarnessCore;

@@ -5,7 +5,7 @@ import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
 import { registerWebhookRoutes } from './routes/webhook-routes.js';
 import { rootView } from './schemas.js';
-import { serviceVersion } from './version.js';
+import { packageVersion as serviceVersion } from '../core/package-version.js';
 
 export interface AgentServiceDependencies extends AppOptions {
   core: HarnessCore;
