@@ -13,6 +13,9 @@ export interface RunBashRequest {
   /** Host folder the command runs in (bound at /workspace under bubblewrap). Omitted: a
    * stateless call, run in a fresh temporary folder that is deleted afterwards. */
   workingFolder?: string;
+  /** An open fd of the checked working folder: passed to the child as fd 3, which bubblewrap
+   * binds (`--bind-fd`, then closes) and bash without it starts in; the path is then unused. */
+  workingFolderHandle?: number;
   limits: SandboxLimits;
   bubblewrap: BubblewrapStatus;
   /** Where allow-listed variables are read from; default process.env. */
@@ -69,23 +72,24 @@ function killProcessGroup(pid: number | undefined): void {
 }
 
 async function runInFolder(request: RunBashRequest, workingFolder: string): Promise<BashResult> {
-  const { limits, bubblewrap } = request;
+  const { limits, bubblewrap, workingFolderHandle: handle } = request;
   const home = bubblewrap.available ? sandboxWorkspaceFolder : workingFolder;
   const environment = sandboxEnvironment(limits.environment, request.environment ?? process.env, home);
   const [file, ...args] = bubblewrap.available
-    ? [bubblewrap.executablePath, ...bubblewrapArguments({ workingFolder, network: limits.network }), '/bin/bash', '-c', request.command]
+    ? [bubblewrap.executablePath, ...bubblewrapArguments({ workingFolder, workingFolderFd: handle === undefined ? undefined : 3, network: limits.network }), '/bin/bash', '-c', request.command]
     : ['/bin/bash', '-c', request.command];
   const started = performance.now();
   const output = new OutputCollector(limits.maxOutputBytes);
   // detached: the command leads its own process group, so one kill reaches every child it
   // started (`sleep 100 &` included); under bubblewrap, killing bwrap ends its pid namespace.
   const subprocess = execa(file as string, args, {
-    cwd: workingFolder,
+    cwd: handle === undefined ? workingFolder : bubblewrap.available ? '/' : '/proc/self/fd/3',
     env: environment,
     extendEnv: false,
     shell: false,
     detached: true,
-    stdin: 'ignore',
+    // execa's types list only fds 3-9 here, but any fd of this process is passed as is.
+    ...(handle === undefined ? { stdin: 'ignore' as const } : { stdio: ['ignore', 'pipe', 'pipe', handle as 3] as const }),
     buffer: false,
     reject: false,
   });

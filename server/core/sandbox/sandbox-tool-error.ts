@@ -8,7 +8,8 @@ export type SandboxToolErrorKind =
   | 'read-only'
   | 'no-match'
   | 'ambiguous-match'
-  | 'invalid-input';
+  | 'invalid-input'
+  | 'timed-out';
 
 /**
  * A tool failure the model can act on (bad path, no match...). The tool wrappers turn it
