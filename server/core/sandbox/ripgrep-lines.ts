@@ -41,6 +41,9 @@ interface RipgrepMessage {
   data?: { line_number?: number; lines?: { text?: string; bytes?: string } };
 }
 
+/** Files read ahead of the one being written to ripgrep. */
+const loadsAhead = 4;
+
 function countLines(buffer: Buffer): number {
   let count = 0;
   for (let index = buffer.indexOf(10); index !== -1; index = buffer.indexOf(10, index + 1)) count += 1;
@@ -118,19 +121,27 @@ export async function searchLines(request: RipgrepSearchRequest): Promise<Ripgre
     }
   })();
 
+  // Loads run a few ahead of the writes, so reading files overlaps with ripgrep's search.
+  type Loaded = { content: Buffer } | { error: unknown };
+  const loads = new Map<number, Promise<Loaded>>();
+  const prefetch = (index: number) => {
+    const source = request.sources[index];
+    if (source && !loads.has(index)) loads.set(index, source.load().then((content) => ({ content }), (error: unknown) => ({ error })));
+  };
   const writing = (async () => {
     await spawned;
     let nextLine = 1;
-    for (const source of request.sources) {
+    for (const [index, source] of request.sources.entries()) {
       if (finished || child.stdin.destroyed) break;
-      let content: Buffer;
-      try {
-        content = await source.load();
-      } catch (error) {
-        if (!(error instanceof SandboxToolError)) throw error;
+      for (let ahead = index; ahead < index + loadsAhead; ahead += 1) prefetch(ahead);
+      const loaded = await (loads.get(index) as Promise<Loaded>);
+      loads.delete(index);
+      if ('error' in loaded) {
+        if (!(loaded.error instanceof SandboxToolError)) throw loaded.error;
         skipped += 1;
         continue;
       }
+      const content = loaded.content;
       if (content.length === 0) continue;
       starts.push({ firstLine: nextLine, name: source.name });
       nextLine += countLines(content);
