@@ -20,6 +20,9 @@ export interface RunBashRequest {
   /** Host folder the command runs in (bound at /workspace under bubblewrap). Omitted: a
    * stateless call, run in a fresh temporary folder that is deleted afterwards. */
   workingFolder?: string;
+  /** An open fd of the checked working folder: passed to the child as fd 3, which bubblewrap
+   * binds (`--bind-fd`, then closes) and bash without it starts in; the path is then unused. */
+  workingFolderHandle?: number;
   limits: SandboxLimits;
   bubblewrap: BubblewrapStatus;
   /** Where the variables the agent names are read from; default process.env. */
@@ -112,7 +115,7 @@ function watchDiskQuota(quota: DiskQuota, extraFolders: string[], onExceeded: ()
 }
 
 async function runInFolder(request: RunBashRequest, workingFolder: string, settings: SandboxSettings): Promise<BashResult> {
-  const { limits, bubblewrap } = request;
+  const { limits, bubblewrap, workingFolderHandle: handle } = request;
   const { resources } = settings;
   const home = bubblewrap.available ? sandboxWorkspaceFolder : workingFolder;
   const environment = sandboxEnvironment(limits.environment, settings.passEnvironment, request.environment ?? process.env, home);
@@ -120,7 +123,7 @@ async function runInFolder(request: RunBashRequest, workingFolder: string, setti
   const cgroup = request.cgroups?.available ? await createCallCgroup(request.cgroups, resources) : undefined;
   const limited = ['/bin/bash', '-c', limitsPrologue(resources, cpuSeconds, cgroup !== undefined), 'harness-limits', request.command];
   const sandboxed = bubblewrap.available
-    ? [bubblewrap.executablePath, ...bubblewrapArguments({ workingFolder, network: limits.network, tmpBytes: resources.tmpBytes }), ...limited]
+    ? [bubblewrap.executablePath, ...bubblewrapArguments({ workingFolder, workingFolderFd: handle === undefined ? undefined : 3, network: limits.network, tmpBytes: resources.tmpBytes }), ...limited]
     : limited;
   const [file, ...args] = cgroup ? ['/bin/sh', '-c', joinCgroups, 'harness-cgroup', ...cgroup.procsFiles, '--', ...sandboxed] : sandboxed;
   const started = performance.now();
@@ -129,12 +132,13 @@ async function runInFolder(request: RunBashRequest, workingFolder: string, setti
     // detached: the command leads its own process group, so one kill reaches every child it
     // started (`sleep 100 &` included); under bubblewrap, killing bwrap ends its pid namespace.
     const subprocess = execa(file as string, args, {
-      cwd: workingFolder,
+      cwd: handle === undefined ? workingFolder : bubblewrap.available ? '/' : '/proc/self/fd/3',
       env: environment,
       extendEnv: false,
       shell: false,
       detached: true,
-      stdin: 'ignore',
+      // execa's types list only fds 3-9 here, but any fd of this process is passed as is.
+      ...(handle === undefined ? { stdin: 'ignore' as const } : { stdio: ['ignore', 'pipe', 'pipe', handle as 3] as const }),
       buffer: false,
       reject: false,
     });

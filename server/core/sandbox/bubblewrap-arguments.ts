@@ -36,6 +36,8 @@ function systemFolderArguments(): string[] {
 export interface BubblewrapOptions {
   /** Host folder bound read-write at /workspace. */
   workingFolder: string;
+  /** An fd (in bwrap) of the working folder, bound instead of the path; bwrap closes it. */
+  workingFolderFd?: number;
   /** Share the host network; otherwise the sandbox has its own empty network namespace. */
   network: boolean;
   /** Size of /tmp and of /dev/shm, each a tmpfs: RAM, so never unbounded. Default 64 MiB. */
@@ -65,7 +67,7 @@ export function bubblewrapArguments(options: BubblewrapOptions): string[] {
     '--dev', '/dev',
     '--remount-ro', '/dev',
     '--size', String(options.tmpBytes ?? defaultTmpBytes), '--tmpfs', '/dev/shm',
-    '--bind', options.workingFolder, sandboxWorkspaceFolder,
+    ...(options.workingFolderFd === undefined ? ['--bind', options.workingFolder] : ['--bind-fd', String(options.workingFolderFd)]), sandboxWorkspaceFolder,
     '--chdir', sandboxWorkspaceFolder,
   ];
 }

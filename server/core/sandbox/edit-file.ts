@@ -1,11 +1,11 @@
 import type { DiskQuota } from './disk-quota.js';
-import { resolveWorkspacePath } from './workspace-paths.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
-import { loadTextFile } from './text-files.js';
+import { loadTextFileBeneath } from './text-files.js';
+import { type WorkspaceRoot, withWorkspaceRoot } from './workspace-root.js';
 import { readOnlyError, writeWorkspaceFile } from './write-file.js';
 
 export interface EditFileRequest {
-  root: string;
+  root: WorkspaceRoot;
   path: string;
   /** Exact text to find; it must occur exactly once unless replaceAll is set. */
   oldText: string;
@@ -32,8 +32,8 @@ export async function editWorkspaceFile(request: EditFileRequest): Promise<EditF
   if (request.readOnly) throw readOnlyError('edit');
   if (request.oldText === '') throw new SandboxToolError('invalid-input', 'oldText must not be empty; use write to create a file.');
   if (request.oldText === request.newText) throw new SandboxToolError('invalid-input', 'oldText and newText are the same; nothing to change.');
-  const target = await resolveWorkspacePath(request.root, request.path);
-  const text = await loadTextFile(target.absolutePath, target.relativePath);
+  const target = await withWorkspaceRoot(request.root, (root) => loadTextFileBeneath(root, request.path));
+  const { text } = target;
   const occurrences = countOccurrences(text, request.oldText);
   if (occurrences === 0) {
     throw new SandboxToolError('no-match', `oldText was not found in "${target.relativePath}"; it must match exactly, including whitespace and line breaks.`);

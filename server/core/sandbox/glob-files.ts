@@ -1,12 +1,16 @@
-import { stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { openChildFolder } from './folder-handles.js';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
-import { resolveWorkspacePath } from './workspace-paths.js';
+import { listFilesBeneath } from './folder-walk.js';
+import { compileGlob } from './glob-pattern.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
 import { toToolError } from './text-files.js';
+import { normalizeWorkspacePath, withPathBeneath } from './workspace-paths.js';
+import { type WorkspaceRoot, withWorkspaceRoot } from './workspace-root.js';
 
 export interface GlobFilesRequest {
-  root: string;
+  root: WorkspaceRoot;
   /** A glob relative to `path` (default the root), e.g. `src/**\/*.ts`. */
   pattern: string;
   /** Folder to search from, relative to the root. */
@@ -32,25 +36,37 @@ export function checkRelativePattern(pattern: string, what: string): void {
   }
 }
 
-/** Resolve a folder argument and list the files under it that match a pattern, relative to the root. */
-export async function listMatchingFiles(root: string, folder: string, pattern: string): Promise<string[]> {
-  const base = await resolveWorkspacePath(root, folder);
+/**
+ * The files under a folder of an open root that match a pattern, relative to the root,
+ * sorted. The folder is reached race-free and walked on fds (see listFilesBeneath).
+ */
+export async function listMatchingFiles(root: FileHandle, folder: string, pattern: string): Promise<string[]> {
+  const matcher = compileGlob(pattern);
+  const { relativePath } = normalizeWorkspacePath(folder);
   try {
-    if (!(await stat(base.absolutePath)).isDirectory()) throw new SandboxToolError('not-a-file', `"${base.relativePath}" is not a folder.`);
+    const found = await withPathBeneath(root, folder, async (target) => {
+      // A file fails with ENOTDIR (refused below); a symlink too, and the walk then follows it inside the root.
+      const start = target.name === undefined ? await open(`/proc/self/fd/${target.folder.fd}`, constants.O_RDONLY | constants.O_DIRECTORY) : await openChildFolder(target.folder, target.name, false);
+      try {
+        return await listFilesBeneath(start);
+      } finally {
+        await start.close();
+      }
+    });
+    return found
+      .filter((file) => matcher.matches(file))
+      .map((file) => (relativePath === '.' ? file : `${relativePath}/${file}`))
+      .sort();
   } catch (error) {
-    throw toToolError(error, base.relativePath);
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') throw new SandboxToolError('not-a-file', `"${relativePath}" is not a folder.`);
+    throw toToolError(error, relativePath);
   }
-  // Symlinks are not followed, so a link to /etc cannot make the crawl list files outside.
-  const found = await glob(pattern, { cwd: base.absolutePath, dot: true, onlyFiles: true, followSymbolicLinks: false, expandDirectories: false });
-  return found
-    .map((file) => path.posix.normalize(base.relativePath === '.' ? file : `${base.relativePath}/${file}`))
-    .sort();
 }
 
 /** Find files in a workspace by glob pattern. */
 export async function globWorkspaceFiles(request: GlobFilesRequest): Promise<GlobFilesResult> {
   checkRelativePattern(request.pattern, 'pattern');
   const maxResults = request.maxResults ?? 1000;
-  const files = await listMatchingFiles(request.root, request.path ?? '.', request.pattern);
+  const files = await withWorkspaceRoot(request.root, (root) => listMatchingFiles(root, request.path ?? '.', request.pattern));
   return { files: files.slice(0, maxResults), truncated: files.length > maxResults };
 }

@@ -31,3 +31,24 @@ describe('grepWorkspaceFiles', () => {
     expect((await toolError(grepWorkspaceFiles({ root: workspace.root, pattern: '(' }))).kind).toBe('invalid-input');
   });
 });
+
+describe('grepWorkspaceFiles with patterns a backtracking engine chokes on', () => {
+  it('answers ^(a+)+$ on a long run of a then ! (no match there) at once', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(path.join(workspace.root, 'evil.txt'), `${'a'.repeat(60)}!\n${'a'.repeat(30)}\n`);
+    // A backtracking engine needs about 2^60 steps for the first line: this would never end.
+    const result = await grepWorkspaceFiles({ root: workspace.root, pattern: '^(a+)+$', path: 'evil.txt' });
+    expect(result.matches).toEqual([{ path: 'evil.txt', line: 2, text: 'a'.repeat(30) }]);
+  });
+
+  it('says which syntax a refused pattern is in', async () => {
+    expect((await toolError(grepWorkspaceFiles({ root: workspace.root, pattern: 'a(?=b)' }))).message).toMatch(/pattern is not a valid regular expression for grep \(ripgrep syntax\).*look-around/);
+  });
+
+  it('stops a search past its deadline', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(path.join(workspace.root, 'big.txt'), 'x'.repeat(1024 * 1024));
+    const error = await toolError(grepWorkspaceFiles({ root: workspace.root, pattern: 'y', timeoutMs: 0 }));
+    expect(error.kind).toBe('timed-out');
+  });
+});

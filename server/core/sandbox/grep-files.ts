@@ -1,12 +1,14 @@
-import { stat } from 'node:fs/promises';
-import { resolveWorkspacePath } from './workspace-paths.js';
-import { SandboxToolError } from './sandbox-tool-error.js';
+import type { FileHandle } from 'node:fs/promises';
 import { checkRelativePattern, listMatchingFiles } from './glob-files.js';
-import { loadTextFile, splitLines, toToolError } from './text-files.js';
+import { searchLines } from './ripgrep-lines.js';
+import { SandboxToolError } from './sandbox-tool-error.js';
+import { openForReading, readTextFromHandle, toToolError } from './text-files.js';
+import { normalizeWorkspacePath, withPathBeneath } from './workspace-paths.js';
+import { type WorkspaceRoot, withWorkspaceRoot } from './workspace-root.js';
 
 export interface GrepFilesRequest {
-  root: string;
-  /** A JavaScript regular expression, matched line by line. */
+  root: WorkspaceRoot;
+  /** A regular expression (ripgrep's syntax: no look-around or backreferences), matched line by line. */
   pattern: string;
   /** A file or folder relative to the root (default the root). */
   path?: string;
@@ -15,6 +17,8 @@ export interface GrepFilesRequest {
   ignoreCase?: boolean;
   /** Cap on the number of matches returned (default 200). */
   maxMatches?: number;
+  /** The search is stopped past this (default 30 s). */
+  timeoutMs?: number;
 }
 
 export interface GrepMatch {
@@ -33,51 +37,59 @@ export interface GrepFilesResult {
 }
 
 const maxLineCharacters = 500;
+export const defaultGrepTimeoutMs = 30_000;
 
-function compile(pattern: string, ignoreCase: boolean): RegExp {
-  if (pattern.length > 1000) throw new SandboxToolError('invalid-input', 'pattern must be at most 1000 characters.');
+/** Whether the start path is one file (then only it is searched) or a folder. */
+async function startIsFile(root: FileHandle, requested: string): Promise<boolean> {
+  const { relativePath } = normalizeWorkspacePath(requested);
   try {
-    return new RegExp(pattern, ignoreCase ? 'iu' : 'u');
+    return await withPathBeneath(root, requested, async (target) => {
+      const handle = await openForReading(target);
+      try {
+        return (await handle.stat()).isFile();
+      } finally {
+        await handle.close();
+      }
+    });
   } catch (error) {
-    throw new SandboxToolError('invalid-input', `pattern is not a valid regular expression: ${(error as Error).message}`);
+    throw toToolError(error, relativePath);
   }
 }
 
-async function filesToSearch(request: GrepFilesRequest): Promise<string[]> {
-  const start = await resolveWorkspacePath(request.root, request.path ?? '.');
-  let isFile: boolean;
+/** Read one listed file for the search, through the same race-free walk as read. */
+async function loadForSearch(root: FileHandle, relativePath: string): Promise<Buffer> {
   try {
-    isFile = (await stat(start.absolutePath)).isFile();
+    return await withPathBeneath(root, relativePath, async (target) => {
+      const handle = await openForReading(target);
+      try {
+        return await readTextFromHandle(handle, relativePath);
+      } finally {
+        await handle.close();
+      }
+    });
   } catch (error) {
-    throw toToolError(error, start.relativePath);
+    throw toToolError(error, relativePath);
   }
-  if (isFile) return [start.relativePath];
-  if (request.glob !== undefined) checkRelativePattern(request.glob, 'glob');
-  return listMatchingFiles(request.root, start.relativePath, request.glob ?? '**/*');
 }
 
-/** Search text files in a workspace for lines matching a regular expression. */
+/** Search text files in a workspace for lines matching a regular expression (ripgrep; see searchLines). */
 export async function grepWorkspaceFiles(request: GrepFilesRequest): Promise<GrepFilesResult> {
-  const expression = compile(request.pattern, request.ignoreCase ?? false);
-  const maxMatches = request.maxMatches ?? 200;
-  const matches: GrepMatch[] = [];
-  let skippedFiles = 0;
-  for (const file of await filesToSearch(request)) {
-    let text: string;
-    try {
-      const target = await resolveWorkspacePath(request.root, file);
-      text = await loadTextFile(target.absolutePath, target.relativePath);
-    } catch (error) {
-      if (!(error instanceof SandboxToolError)) throw error;
-      skippedFiles += 1;
-      continue;
-    }
-    const lines = splitLines(text);
-    for (const [index, line] of lines.entries()) {
-      if (!expression.test(line)) continue;
-      if (matches.length === maxMatches) return { matches, truncated: true, skippedFiles };
-      matches.push({ path: file, line: index + 1, text: line.length > maxLineCharacters ? `${line.slice(0, maxLineCharacters)}…` : line });
-    }
-  }
-  return { matches, truncated: false, skippedFiles };
+  if (request.pattern.length > 1000) throw new SandboxToolError('invalid-input', 'pattern must be at most 1000 characters.');
+  if (request.glob !== undefined) checkRelativePattern(request.glob, 'glob');
+  const folder = request.path ?? '.';
+  return withWorkspaceRoot(request.root, async (root) => {
+    const files = (await startIsFile(root, folder)) ? [normalizeWorkspacePath(folder).relativePath] : await listMatchingFiles(root, folder, request.glob ?? '**/*');
+    const result = await searchLines({
+      pattern: request.pattern,
+      ignoreCase: request.ignoreCase ?? false,
+      sources: files.map((file) => ({ name: file, load: () => loadForSearch(root, file) })),
+      maxMatches: request.maxMatches ?? 200,
+      timeoutMs: request.timeoutMs ?? defaultGrepTimeoutMs,
+    });
+    return {
+      matches: result.matches.map((match) => ({ path: match.name, line: match.line, text: match.text.length > maxLineCharacters ? `${match.text.slice(0, maxLineCharacters)}…` : match.text })),
+      truncated: result.truncated,
+      skippedFiles: result.skipped,
+    };
+  });
 }

@@ -1,10 +1,10 @@
-import { resolveWorkspacePath } from './workspace-paths.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
-import { loadTextFile, splitLines, truncateUtf8 } from './text-files.js';
+import { loadTextFileBeneath, splitLines, truncateUtf8 } from './text-files.js';
+import { type WorkspaceRoot, withWorkspaceRoot } from './workspace-root.js';
 
 export interface ReadFileRequest {
-  /** The workspace root folder on the host. */
-  root: string;
+  /** The workspace root: a host folder, or a base folder and the workspace path under it. */
+  root: WorkspaceRoot;
   /** Path relative to the root. */
   path: string;
   /** First line to return, counting from 1 (default 1). */
@@ -33,8 +33,8 @@ export async function readWorkspaceFile(request: ReadFileRequest): Promise<ReadF
   const limit = request.limit ?? defaultReadLineLimit;
   if (!Number.isInteger(offset) || offset < 1) throw new SandboxToolError('invalid-input', 'offset must be a line number from 1.');
   if (!Number.isInteger(limit) || limit < 1) throw new SandboxToolError('invalid-input', 'limit must be a positive number of lines.');
-  const target = await resolveWorkspacePath(request.root, request.path);
-  const lines = splitLines(await loadTextFile(target.absolutePath, target.relativePath));
+  const target = await withWorkspaceRoot(request.root, (root) => loadTextFileBeneath(root, request.path));
+  const lines = splitLines(target.text);
   if (offset > 1 && offset > lines.length) {
     throw new SandboxToolError('invalid-input', `offset ${offset} is past the end of "${target.relativePath}", which has ${lines.length} lines.`);
   }

@@ -76,3 +76,17 @@ describe('validateSkillsConfig', () => {
     expect(messageOf(() => validateSkillsConfig({ review: { instructions: 'y' } }))).toBe('config.skills.review.description must be a string');
   });
 });
+
+describe('validateWorkspaceConfig: nesting', () => {
+  it('refuses a workspace folder inside another workspace of the same agent, naming the field', () => {
+    expect(messageOf(() => validateWorkspaceConfig({ outer: { path: 'w', permissionMode: 'auto' }, inner: { path: 'w/link', permissionMode: 'auto' } }))).toBe(
+      'config.workspace.inner.path "w/link" is inside "w", the folder of workspace "outer"; workspaces of one agent must not be nested',
+    );
+    expect(messageOf(() => validateWorkspaceConfig({ deep: { path: 'a/b/c', permissionMode: 'auto', sandbox: false }, top: { path: 'a', permissionMode: 'read-only' } }))).toMatch(/^config\.workspace\.deep\.path/);
+  });
+
+  it('allows siblings, look-alike prefixes and two views of one folder', () => {
+    expect(Object.keys(validateWorkspaceConfig({ one: { path: 'w', permissionMode: 'auto' }, two: { path: 'w2/x', permissionMode: 'auto' }, three: { path: 'v/w', permissionMode: 'auto' } }))).toHaveLength(3);
+    expect(Object.keys(validateWorkspaceConfig({ view: { path: 'lib', permissionMode: 'auto', sandbox: false }, direct: { path: 'lib', permissionMode: 'auto', sandbox: null } }))).toHaveLength(2);
+  });
+});

@@ -138,7 +138,24 @@ export function validateWorkspaceConfig(value: unknown, path = 'config.workspace
     }
     workspaces[name] = workspace;
   }
+  refuseNestedWorkspaces(workspaces, path);
   return workspaces;
+}
+
+/**
+ * A workspace folder inside another workspace of the same agent is refused: bash in the outer
+ * one could replace the inner folder (with a symlink to `/`, say) under the inner one's tools.
+ * Equal paths are allowed: two views of one folder, neither inside the other.
+ */
+function refuseNestedWorkspaces(workspaces: Record<string, WorkspaceConfig>, path: string): void {
+  const entries = Object.entries(workspaces);
+  for (const [innerName, inner] of entries) {
+    for (const [outerName, outer] of entries) {
+      if (inner.path.startsWith(`${outer.path}/`)) {
+        throw new InvalidRequestError(`${path}.${innerName}.path "${inner.path}" is inside "${outer.path}", the folder of workspace "${outerName}"; workspaces of one agent must not be nested`);
+      }
+    }
+  }
 }
 
 /** Validate `config.subagent`: `{agents: {<agentId>: {description}}, maxDepth?}`. */

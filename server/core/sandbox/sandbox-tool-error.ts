@@ -10,7 +10,8 @@ export type SandboxToolErrorKind =
   | 'ambiguous-match'
   | 'invalid-input'
   | 'disk-quota'
-  | 'sandbox-unavailable';
+  | 'sandbox-unavailable'
+  | 'timed-out';
 
 /**
  * A tool failure the model can act on (bad path, no match...). The tool wrappers turn it

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { ToolSet } from 'ai';
 import type { Logger } from '../logger.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
@@ -35,7 +34,7 @@ export function buildSandboxToolSet(options: SandboxToolSetOptions): ToolSet {
       tools,
       buildWorkspaceTools({
         workspaceName: workspace.name,
-        root: path.join(options.bucketFolder, workspace.path),
+        root: { base: options.bucketFolder, path: workspace.path },
         access: workspace.access,
         permissionMode: workspace.permissionMode,
         limits: workspace.sandbox,

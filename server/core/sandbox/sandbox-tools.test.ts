@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ToolSet } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BubblewrapStatus } from './bubblewrap-probe.js';
+import { type BubblewrapStatus, probeBubblewrap } from './bubblewrap-probe.js';
 import { validateSandboxConfig, validateWorkspaceConfig } from './sandbox-config-schema.js';
 import { defaultSandboxSettings } from './sandbox-settings.js';
 import { buildSandboxToolSet } from './sandbox-tool-set.js';
@@ -90,6 +90,40 @@ describe('buildWorkspaceTools', () => {
   it('reports a bash timeout as an error for the model', async () => {
     const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'notes'), access: 'sandboxed', permissionMode: 'auto', limits: { ...limits, timeoutMs: 200 } });
     await expect(call(tools, 'bash', { command: 'sleep 100' })).resolves.toMatchObject({ error: 'The command timed out after 200 ms; it and every process it started were killed.', timedOut: true });
+  });
+});
+
+describe('a workspace folder replaced by a symlink (bash in an enclosing workspace ran ln -s / link)', () => {
+  const base = { workspaceName: 'inner', limits, prefixToolNames: false, access: 'sandboxed', permissionMode: 'auto' } as const;
+
+  beforeEach(async () => {
+    await mkdir(path.join(bucket, 'outer'));
+    await symlink('/', path.join(bucket, 'outer', 'link'));
+  });
+
+  it('is refused by every tool, and nothing is made through it', async () => {
+    const tools = buildWorkspaceTools({ ...base, root: { base: bucket, path: 'outer/link' }, bubblewrap: noBubblewrap });
+    const refusal = { error: expect.stringContaining('goes through a symbolic link ("link")') as unknown };
+    await expect(call(tools, 'read', { path: 'etc/hostname' })).resolves.toEqual(refusal);
+    await expect(call(tools, 'glob', { pattern: 'etc/*' })).resolves.toEqual(refusal);
+    await expect(call(tools, 'grep', { pattern: 'root', path: 'etc/passwd' })).resolves.toEqual(refusal);
+    await expect(call(tools, 'write', { path: 'tmp/harness-escape-probe', content: 'x' })).resolves.toEqual(refusal);
+    await expect(call(tools, 'bash', { command: 'pwd; id' })).resolves.toEqual(refusal);
+    await expect(readFile('/tmp/harness-escape-probe')).rejects.toThrow();
+  });
+
+  it('under bubblewrap, bash gets the checked folder itself and no open fd of it', async (context) => {
+    const bubblewrap = await probeBubblewrap();
+    if (!bubblewrap.available) return context.skip(bubblewrap.reason);
+    await mkdir(path.join(bucket, 'outer', 'real'));
+    await writeFile(path.join(bucket, 'outer', 'real', 'mine.txt'), 'mine\n');
+    const tools = buildWorkspaceTools({ ...base, root: { base: bucket, path: 'outer/real' }, bubblewrap });
+    const result = (await call(tools, 'bash', { command: 'cat mine.txt; for fd in /proc/$$/fd/*; do echo "$fd $(readlink "$fd")"; done' })) as { stdout: string; exitCode: number };
+    expect(result).toMatchObject({ exitCode: 0 });
+    expect(result.stdout.startsWith('mine\n')).toBe(true);
+    // No fd of a host folder: from one, `..` would climb out of the sandbox's mounts.
+    expect(result.stdout).not.toContain(bucket);
+    expect(result.stdout).not.toMatch(/ \/(?!dev\/null)/);
   });
 });
 

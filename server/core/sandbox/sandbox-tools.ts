@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
@@ -14,6 +13,7 @@ import type { PermissionMode, SandboxLimits } from './sandbox-config-schema.js';
 import type { SandboxSettings } from './sandbox-settings.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
 import { type SandboxToolName, type WorkspaceAccess, toolNeedsApproval, workspaceToolNames } from './workspace-permissions.js';
+import { type WorkspaceRoot, withWorkspaceRoot, workspaceHostPath } from './workspace-root.js';
 import { writeWorkspaceFile } from './write-file.js';
 
 /** What a tool returns to the model when it refuses or fails: the turn goes on. */
@@ -75,8 +75,11 @@ const defaultFileToolLimits: SandboxLimits = { timeoutMs: 30_000, maxOutputBytes
 
 export interface WorkspaceToolsOptions {
   workspaceName: string;
-  /** Host folder of the workspace (the bucket folder joined with the workspace path). */
-  root: string;
+  /**
+   * The workspace folder: the account's folder in the bucket and the workspace path under
+   * it (reached without following symlinks), or a host folder trusted as a whole.
+   */
+  root: WorkspaceRoot;
   access: WorkspaceAccess;
   permissionMode: PermissionMode;
   /** The workspace's effective sandbox; null without one (then only read and glob exist). */
@@ -100,10 +103,6 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
   const readOnly = access !== 'sandboxed' || permissionMode === 'read-only';
   const where = `the workspace "${workspaceName}"`;
   const context = (toolName: SandboxToolName): ToolRunContext => ({ toolName: sandboxToolName(toolName, workspaceName, options.prefixToolNames), workspaceName, logger: options.logger });
-  // A sandboxed workspace may not have been written yet; bash and bwrap need the folder to exist.
-  const ensureRoot = async () => {
-    if (access === 'sandboxed') await mkdir(root, { recursive: true });
-  };
 
   const definitions: Record<SandboxToolName, () => ToolSet[string]> = {
     read: () =>
@@ -125,10 +124,7 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
           content: z.string().describe('The whole new content of the file'),
         }),
         needsApproval: needsApproval('write'),
-        execute: (input) => guarded(context('write'), async () => {
-          await ensureRoot();
-          return writeWorkspaceFile({ root, ...input, readOnly, diskQuota: options.runtime?.diskQuota });
-        }),
+        execute: (input) => guarded(context('write'), () => writeWorkspaceFile({ root, ...input, readOnly, diskQuota: options.runtime?.diskQuota })),
       }),
     edit: () =>
       tool({
@@ -156,24 +152,31 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
       tool({
         description: `Search text files in ${where} for lines matching a regular expression. Returns {path, line, text} for each match.`,
         inputSchema: z.object({
-          pattern: z.string().min(1).describe('JavaScript regular expression'),
+          pattern: z.string().min(1).describe('Regular expression (ripgrep syntax, like JavaScript without look-around or backreferences)'),
           path: z.string().optional().describe('File or folder to search, relative to the workspace root'),
           glob: z.string().optional().describe('Only search files matching this glob, e.g. "**/*.ts"'),
           ignoreCase: z.boolean().optional(),
         }),
         needsApproval: needsApproval('grep'),
-        execute: (input) => guarded(context('grep'), () => grepWorkspaceFiles({ root, ...input })),
+        execute: (input) => guarded(context('grep'), () => grepWorkspaceFiles({ root, ...input, timeoutMs: limits.timeoutMs })),
       }),
     bash: () =>
       tool({
         description: `Run a bash command in ${where}${options.bubblewrap.available ? ', mounted at /workspace (the working folder and HOME)' : ' (the working folder)'}. Timeout ${limits.timeoutMs} ms, output cap ${limits.maxOutputBytes} bytes, network ${limits.network ? 'on' : 'off'}.`,
         inputSchema: z.object({ command: z.string().min(1).describe('The bash command line') }),
         needsApproval: needsApproval('bash'),
-        execute: ({ command }, { abortSignal }) => guarded(context('bash'), async () => {
-          await ensureRoot();
-          const result = await runBash({ command, workingFolder: root, limits, bubblewrap: options.bubblewrap, environment: options.environment, ...options.runtime, signal: abortSignal });
-          return bashOutput(result);
-        }),
+        execute: ({ command }, { abortSignal }) => guarded(context('bash'), () =>
+          // The folder is opened (and made, if the workspace was never written) without following
+          // symlinks, and bubblewrap binds that open folder, never a path looked up again later.
+          withWorkspaceRoot(
+            root,
+            async (folder) => {
+              const result = await runBash({ command, workingFolder: workspaceHostPath(root), workingFolderHandle: folder.fd, limits, bubblewrap: options.bubblewrap, environment: options.environment, ...options.runtime, signal: abortSignal });
+              return bashOutput(result);
+            },
+            true,
+          ),
+        ),
       }),
   };
 

@@ -1,4 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { entryPath } from './folder-handles.js';
+import type { PathTarget } from './workspace-paths.js';
+import { normalizeWorkspacePath, withPathBeneath } from './workspace-paths.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
 
 /** Files larger than this are not loaded into the service's memory by read, edit or grep. */
@@ -28,17 +32,55 @@ export function toToolError(error: unknown, relativePath: string): unknown {
   }
 }
 
-/** Load a text file for read, edit or grep, refusing folders, huge files and binary files. */
-export async function loadTextFile(absolutePath: string, relativePath: string): Promise<string> {
-  try {
-    const stats = await stat(absolutePath);
-    if (!stats.isFile()) throw new SandboxToolError('not-a-file', `"${relativePath}" is not a regular file.`);
-    if (stats.size > maxTextFileBytes) {
-      throw new SandboxToolError('too-large', `"${relativePath}" is ${stats.size} bytes, more than the ${maxTextFileBytes} bytes the file tools load; use grep or bash instead.`);
+/**
+ * Flags for opening a file to read: O_NOFOLLOW refuses a symlink (the walk then follows it by
+ * hand, inside the root), O_NONBLOCK keeps a FIFO made by bash from blocking the open.
+ */
+export const readFlags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** Open the target of a walk for reading; a folder reached as a whole is opened again by fd. */
+export async function openForReading(target: PathTarget): Promise<FileHandle> {
+  // `/proc/self/fd/N` is itself a (kernel) link to exactly the open folder: following it is safe.
+  if (target.name === undefined) return open(`/proc/self/fd/${target.folder.fd}`, readFlags & ~constants.O_NOFOLLOW);
+  return open(entryPath(target.folder, target.name), readFlags);
+}
+
+/** Read an open file as text for read, edit or grep, refusing folders, huge files and binary files. */
+export async function readTextFromHandle(handle: FileHandle, relativePath: string): Promise<Buffer> {
+  const stats = await handle.stat();
+  if (!stats.isFile()) throw new SandboxToolError('not-a-file', `"${relativePath}" is not a regular file.`);
+  if (stats.size > maxTextFileBytes) {
+    throw new SandboxToolError('too-large', `"${relativePath}" is ${stats.size} bytes, more than the ${maxTextFileBytes} bytes the file tools load; use grep or bash instead.`);
+  }
+  // Read at most one byte past the cap: the file may grow between the stat and the read.
+  const buffer = Buffer.alloc(Math.min(stats.size, maxTextFileBytes) + 1);
+  let length = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0 || length + bytesRead >= buffer.length) {
+      length += bytesRead;
+      break;
     }
-    const buffer = await readFile(absolutePath);
-    if (looksBinary(buffer)) throw new SandboxToolError('binary-file', `"${relativePath}" looks like a binary file; the file tools read text only.`);
-    return buffer.toString('utf8');
+    length += bytesRead;
+  }
+  if (length > maxTextFileBytes) throw new SandboxToolError('too-large', `"${relativePath}" is more than the ${maxTextFileBytes} bytes the file tools load; use grep or bash instead.`);
+  const content = buffer.subarray(0, length);
+  if (looksBinary(content)) throw new SandboxToolError('binary-file', `"${relativePath}" looks like a binary file; the file tools read text only.`);
+  return content;
+}
+
+/** Load a text file beneath an open root, race-free (see withPathBeneath). */
+export async function loadTextFileBeneath(root: FileHandle, requested: string): Promise<{ relativePath: string; text: string }> {
+  const { relativePath } = normalizeWorkspacePath(requested);
+  try {
+    return await withPathBeneath(root, requested, async (target) => {
+      const handle = await openForReading(target);
+      try {
+        return { relativePath, text: (await readTextFromHandle(handle, relativePath)).toString('utf8') };
+      } finally {
+        await handle.close();
+      }
+    });
   } catch (error) {
     throw toToolError(error, relativePath);
   }

@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, realpath, rm } from 'node:fs/promises';
+import { type FileHandle, lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Agents } from '../agents/agents.js';
@@ -7,8 +6,13 @@ import { InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../err
 import { accountBucketFolder } from './account-bucket.js';
 import { validateSandboxSections } from './agent-sandbox-config.js';
 import { DiskQuota, diskQuotaMessage } from './disk-quota.js';
+import { entryPath, openChildFolder } from './folder-handles.js';
+import { removeEntryBeneath, walkFilesBeneath } from './folder-walk.js';
 import { SandboxToolError } from './sandbox-tool-error.js';
-import { type WorkspacePath, resolveWorkspacePath } from './workspace-paths.js';
+import { openForReading } from './text-files.js';
+import { normalizeWorkspacePath, withPathBeneath } from './workspace-paths.js';
+import { type WorkspaceLocation, withWorkspaceRoot } from './workspace-root.js';
+import { type RoomCheck, writeFileBeneath } from './write-file.js';
 
 /** A file in a workspace, as listings show it. */
 export interface WorkspaceFileEntry {
@@ -55,8 +59,9 @@ function toRequestError(error: unknown, requested: string): unknown {
 
 /**
  * The files of an agent's workspaces as the account's user sees them (`harness workspace
- * push|pull|ls`): every path goes through the same resolution as the model's file tools,
- * so `..`, absolute paths and symlinks that lead out are refused. The user may write to any
+ * push|pull|ls`): every path goes through the same race-free walk as the model's file tools
+ * (see withPathBeneath), so `..`, absolute paths and symlinks that lead out are refused, and
+ * nothing swapped in by a bash call running meanwhile is followed. The user may write to any
  * workspace, read-only ones included: permission modes bind the model, not the owner.
  */
 export class WorkspaceFiles {
@@ -67,61 +72,59 @@ export class WorkspaceFiles {
     private readonly diskQuotaBytes?: number,
   ) {}
 
-  /** Host folder of a workspace; 404 for an unknown agent or workspace. */
-  private async workspaceRoot(address: WorkspaceAddress): Promise<string> {
+  /** Where a workspace lives; 404 for an unknown agent or workspace. */
+  private async workspaceRoot(address: WorkspaceAddress): Promise<WorkspaceLocation> {
     const agent = await this.agents.load(address.accountId, address.agentId);
     const { workspace } = validateSandboxSections({ workspace: agent.config.workspace });
     const entry = workspace && Object.hasOwn(workspace, address.workspace) ? workspace[address.workspace] : undefined;
     if (!entry) throw new NotFoundError(`Agent "${address.agentId}" has no workspace "${address.workspace}".`);
     if (!this.bucketFolder) throw new Error('This service was started without a filesystem bucket folder.');
-    return path.join(accountBucketFolder(this.bucketFolder, address.accountId), entry.path);
+    return { base: accountBucketFolder(this.bucketFolder, address.accountId), path: entry.path };
   }
 
-  private async resolve(root: string, requested: string): Promise<WorkspacePath> {
-    return resolveWorkspacePath(root, requested).catch((error: unknown) => {
+  private normalize(requested: string): string {
+    try {
+      return normalizeWorkspacePath(requested).relativePath;
+    } catch (error) {
       throw toRequestError(error, requested);
-    });
+    }
   }
 
   /** Every regular file under `folder` (default the root), recursively, symlinks not followed. */
   async list(address: WorkspaceAddress, folder = '.'): Promise<WorkspaceListing> {
-    const root = await this.workspaceRoot(address);
-    const listing: WorkspaceListing = { agentId: address.agentId, workspace: address.workspace, path: folder, files: [], truncated: false };
-    const exists = await lstat(root).then(() => true, () => false);
-    if (!exists) {
-      if (folder === '.' || folder === '') return listing;
-      throw new NotFoundError(`"${folder}" does not exist in this workspace.`);
-    }
-    const start = await this.resolve(root, folder);
-    listing.path = start.relativePath;
-    // Listed paths are relative to the real root: a folder reached through a symlink inside
-    // the workspace is listed under its real place.
-    const base = await realpath(root);
-    const startStats = await lstat(start.absolutePath).catch((error: unknown) => {
-      throw toRequestError(error, folder);
-    });
-    const pending: string[] = [];
-    if (startStats.isFile()) {
-      listing.files.push({ path: path.relative(base, start.absolutePath).split(path.sep).join('/'), size: startStats.size, modifiedAt: startStats.mtime.toISOString() });
-    } else if (startStats.isDirectory()) {
-      pending.push(start.absolutePath);
-    }
-    while (pending.length > 0) {
-      const current = pending.pop() as string;
-      const entries = await readdir(current, { withFileTypes: true });
-      for (const entry of entries) {
-        const full = path.join(current, entry.name);
-        if (entry.isDirectory()) {
-          pending.push(full);
-        } else if (entry.isFile()) {
-          if (listing.files.length >= maxListedFiles) {
-            listing.truncated = true;
-            continue;
-          }
-          const stats = await lstat(full);
-          listing.files.push({ path: path.relative(base, full).split(path.sep).join('/'), size: stats.size, modifiedAt: stats.mtime.toISOString() });
-        }
+    const location = await this.workspaceRoot(address);
+    const start = this.normalize(folder);
+    const listing: WorkspaceListing = { agentId: address.agentId, workspace: address.workspace, path: start, files: [], truncated: false };
+    const prefix = start === '.' ? '' : `${start}/`;
+    const add = (relativePath: string, stats: { size: number; mtime: Date }) => {
+      if (listing.files.length >= maxListedFiles) {
+        listing.truncated = true;
+        return;
       }
+      listing.files.push({ path: relativePath, size: stats.size, modifiedAt: stats.mtime.toISOString() });
+    };
+    try {
+      await withWorkspaceRoot(location, (root) =>
+        withPathBeneath(root, folder, async (target) => {
+          const handle = await openForReading(target);
+          try {
+            const stats = await handle.stat();
+            if (stats.isFile()) add(start, stats);
+            else if (stats.isDirectory()) {
+              await walkFilesBeneath(handle, async (parent, name, relativePath) => {
+                const fileStats = await lstat(entryPath(parent, name)).catch(() => undefined);
+                if (fileStats?.isFile()) add(prefix + relativePath, fileStats);
+              });
+            }
+          } finally {
+            await handle.close();
+          }
+        }),
+      );
+    } catch (error) {
+      // A workspace never written yet has no folder: its root lists as empty.
+      if (start === '.' && error instanceof SandboxToolError && error.kind === 'not-found') return listing;
+      throw toRequestError(error, start);
     }
     listing.files.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
     return listing;
@@ -129,65 +132,68 @@ export class WorkspaceFiles {
 
   /** Open a file for download; the caller streams and closes it. */
   async read(address: WorkspaceAddress, requested: string): Promise<{ path: string; size: number; stream: Readable }> {
-    const root = await this.workspaceRoot(address);
-    const target = await this.resolve(root, requested);
-    if (target.relativePath === '.') throw new InvalidRequestError('path must name a file, not the workspace root.');
+    const location = await this.workspaceRoot(address);
+    const relativePath = this.normalize(requested);
+    if (relativePath === '.') throw new InvalidRequestError('path must name a file, not the workspace root.');
+    let handle: FileHandle;
     try {
-      const handle = await open(target.absolutePath, constants.O_RDONLY | constants.O_NOFOLLOW);
-      const stats = await handle.stat();
-      if (!stats.isFile()) {
-        await handle.close();
-        throw new InvalidRequestError(`path "${target.relativePath}" is not a regular file.`);
-      }
-      return { path: target.relativePath, size: stats.size, stream: handle.createReadStream() };
+      handle = await withWorkspaceRoot(location, (root) => withPathBeneath(root, requested, openForReading));
     } catch (error) {
-      throw toRequestError(error, target.relativePath);
+      throw toRequestError(error, relativePath);
     }
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      await handle.close();
+      throw new InvalidRequestError(`path "${relativePath}" is not a regular file.`);
+    }
+    return { path: relativePath, size: stats.size, stream: handle.createReadStream({ start: 0 }) };
   }
 
   /** Create or replace a file, creating its folders. */
   async write(address: WorkspaceAddress, requested: string, content: Buffer): Promise<{ path: string; bytes: number }> {
-    const root = await this.workspaceRoot(address);
-    await mkdir(root, { recursive: true });
-    const target = await this.resolve(root, requested);
-    if (target.relativePath === '.') throw new InvalidRequestError('path must name a file, not the workspace root.');
-    await this.assertQuotaRoom(address.accountId, target.absolutePath, content.length);
+    const location = await this.workspaceRoot(address);
+    const relativePath = this.normalize(requested);
+    if (relativePath === '.') throw new InvalidRequestError('path must name a file, not the workspace root.');
     try {
-      await mkdir(path.dirname(target.absolutePath), { recursive: true });
-      const handle = await open(target.absolutePath, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
-      try {
-        await handle.writeFile(content);
-      } finally {
-        await handle.close();
-      }
+      await withWorkspaceRoot(location, (root) => writeFileBeneath(root, requested, content, this.uploadRoomCheck(address.accountId)), true);
     } catch (error) {
-      throw toRequestError(error, target.relativePath);
+      throw toRequestError(error, relativePath);
     }
-    return { path: target.relativePath, bytes: content.length };
+    return { path: relativePath, bytes: content.length };
   }
 
   /** A 413 naming the quota when an upload would take the account's files past it. */
-  private async assertQuotaRoom(accountId: string, target: string, bytes: number): Promise<void> {
-    if (this.diskQuotaBytes === undefined || !this.bucketFolder) return;
-    const quota = new DiskQuota(accountBucketFolder(this.bucketFolder, accountId), this.diskQuotaBytes);
-    if (!(await quota.hasRoomFor(target, bytes))) throw new PayloadTooLargeError(diskQuotaMessage(this.diskQuotaBytes, `This ${bytes}-byte upload`));
+  private uploadRoomCheck(accountId: string): RoomCheck | undefined {
+    const maxBytes = this.diskQuotaBytes;
+    if (maxBytes === undefined || !this.bucketFolder) return undefined;
+    const quota = new DiskQuota(accountBucketFolder(this.bucketFolder, accountId), maxBytes);
+    return async (entry, bytes) => {
+      if (!(await quota.hasRoomFor(entry, bytes))) throw new PayloadTooLargeError(diskQuotaMessage(maxBytes, `This ${bytes}-byte upload`));
+    };
   }
 
   /** Delete a file or a folder with everything in it; a symlink is removed, not followed. */
   async delete(address: WorkspaceAddress, requested: string): Promise<{ path: string }> {
-    const root = await this.workspaceRoot(address);
-    // Resolve the parent, so that the last segment, even a symlink, is what gets removed.
-    const normalized = path.posix.normalize(requested.replaceAll('\\', '/')).replace(/\/+$/, '');
-    if (normalized === '.' || normalized === '' || normalized === '/') throw new InvalidRequestError('path must name a file or folder, not the workspace root.');
-    const parent = await this.resolve(root, path.posix.dirname(normalized));
-    const name = path.posix.basename(normalized);
-    if (name === '..' || name === '.') throw new InvalidRequestError(`path "${requested}" leads outside the workspace; paths must stay inside the workspace root.`);
-    const target = path.join(parent.absolutePath, name);
-    const relativePath = parent.relativePath === '.' ? name : `${parent.relativePath}/${name}`;
-    await lstat(target).catch((error: unknown) => {
+    const location = await this.workspaceRoot(address);
+    const relativePath = this.normalize(requested);
+    if (relativePath === '.') throw new InvalidRequestError('path must name a file or folder, not the workspace root.');
+    // Walk to the parent, so that the last segment, even a symlink, is what gets removed.
+    const parent = path.posix.dirname(relativePath);
+    const name = path.posix.basename(relativePath);
+    try {
+      await withWorkspaceRoot(location, (root) =>
+        withPathBeneath(root, parent, async (target) => {
+          const folder = target.name === undefined ? target.folder : await openChildFolder(target.folder, target.name, false);
+          try {
+            await removeEntryBeneath(folder, name);
+          } finally {
+            if (folder !== target.folder) await folder.close();
+          }
+        }),
+      );
+    } catch (error) {
       throw toRequestError(error, relativePath);
-    });
-    await rm(target, { recursive: true, force: true });
+    }
     return { path: relativePath };
   }
 }

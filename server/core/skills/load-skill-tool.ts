@@ -5,8 +5,8 @@ import { accountBucketFolder } from '../sandbox/account-bucket.js';
 import { validateSandboxSections } from '../sandbox/agent-sandbox-config.js';
 import type { SkillConfig } from '../sandbox/sandbox-config-schema.js';
 import { SandboxToolError } from '../sandbox/sandbox-tool-error.js';
-import { loadTextFile } from '../sandbox/text-files.js';
-import { resolveWorkspacePath } from '../sandbox/workspace-paths.js';
+import { loadTextFileBeneath } from '../sandbox/text-files.js';
+import { withWorkspaceRoot } from '../sandbox/workspace-root.js';
 import type { ToolSource } from '../tools/build-tools.js';
 
 export interface LoadSkillOptions {
@@ -20,11 +20,14 @@ export interface LoadSkillOptions {
 async function instructionsOf(skill: SkillConfig, accountFolder: string | undefined): Promise<string> {
   if ('instructions' in skill) return skill.instructions;
   if (!accountFolder) throw new SandboxToolError('not-found', 'This service has no filesystem bucket, so skill files cannot be read.');
-  const target = await resolveWorkspacePath(accountFolder, skill.file).catch((error: unknown) => {
-    if (error instanceof SandboxToolError && error.kind === 'not-found') throw new SandboxToolError('not-found', `The skill file "${skill.file}" does not exist.`);
+  // Read race-free beneath the account folder: bash in a workspace may be swapping links meanwhile.
+  const loaded = await withWorkspaceRoot(accountFolder, (root) => loadTextFileBeneath(root, skill.file)).catch((error: unknown) => {
+    if (error instanceof SandboxToolError && error.kind === 'not-found' && error.message.startsWith('The workspace folder')) {
+      throw new SandboxToolError('not-found', `The skill file "${skill.file}" does not exist.`);
+    }
     throw error;
   });
-  return loadTextFile(target.absolutePath, target.relativePath);
+  return loaded.text;
 }
 
 /** `load_skill` (spec rule 4): returns a named skill's instructions; its description lists the skills. */
