@@ -123,11 +123,12 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom(),
     modelMaxRetries: options.modelMaxRetries,
     limits,
+    accountCheck: accounts.requireEnabled,
     asyncTools: { repository: asyncRepository, settlement: asyncSettlement, events, dispatcher: continuations, sameInvocationTimeoutMs: options.sameInvocationTimeoutMs },
   });
   const asyncWorker = new AsyncWorker(turns, events, logger, options.asyncWorkerConcurrency ?? 4);
   continuations.setDefault((group) => asyncWorker.enqueueContinuation(group));
-  const asyncRequests = new AsyncRequests(agents, events, asyncWorker, now);
+  const asyncRequests = new AsyncRequests(agents, events, asyncWorker, now, accounts.requireEnabled);
   const channels = createChannels({
     table: options.storage.table<ChannelDelivery>(tables.channelDeliveries),
     agents,
@@ -136,6 +137,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     logger,
     now,
     webhookLimiter: rateLimiters.webhooks,
+    accountCheck: accounts.requireEnabled,
   });
   const cronClock = options.cronClock ?? systemClock(now);
   const cronRepository = new CronJobsRepository(options.storage.table<CronTableRow>(tables.cronJobs));

@@ -3,6 +3,7 @@ import { ConflictError, InvalidRequestError, NotFoundError, UnauthorizedError } 
 import { accountIdFromSecret, generateAccountSecret, hashSecret, secretMatchesHash, secretsEqual } from '../secrets/secret-hash.js';
 import { type AccountRecord, type AccountView, usernamePattern, viewAccount } from './account.js';
 import { AccountsRepository, UsernameTakenError } from './accounts-repository.js';
+import { accountStatusCheck, type AccountStatusCheck } from './account-status.js';
 
 export interface CreatedAccount extends AccountView {
   /** Shown once, in the answer to POST /accounts; only its hash is stored. */
@@ -15,12 +16,16 @@ export type AccountCreatedListener = (account: AccountView) => Promise<void> | v
 /** Account creation, lookup by bearer secret, and the admin's view. */
 export class Accounts {
   private readonly createdListeners = new Set<AccountCreatedListener>();
+  /** Refuses a disabled (or unknown) account: every driver that starts a turn without a bearer calls it. */
+  readonly requireEnabled: AccountStatusCheck;
 
   constructor(
     private readonly repository: AccountsRepository,
     private readonly adminSecret: string,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.requireEnabled = accountStatusCheck((accountId) => this.repository.get(accountId));
+  }
 
   async create(input: { username: string; description: string }): Promise<CreatedAccount> {
     if (!usernamePattern.test(input.username)) {

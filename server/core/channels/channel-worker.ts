@@ -1,3 +1,4 @@
+import { AccountDisabledError } from '../accounts/account-status.js';
 import { BoundedJobQueue } from '../bounded-job-queue.js';
 import type { Agents } from '../agents/agents.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
@@ -129,6 +130,12 @@ export class ChannelWorker {
       const sent = await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, replyTextsFor(result), logFields);
       if (!sent) failure ??= 'reply not sent';
     } catch (error) {
+      if (error instanceof AccountDisabledError) {
+        // A disabled account does nothing, replies (with its tokens) included.
+        logger.info({ event: 'channel-turn', ...logFields }, 'channel delivery dropped: the account is disabled');
+        await deliveries.finish(ref, { status: 'failed', error: 'account disabled' }, this.options.now().toISOString());
+        return;
+      }
       failure = 'turn could not start';
       logger.warn({ event: 'channel-turn', ...logFields, error: (error as Error).message }, 'channel turn could not start');
       await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, [apologyText], logFields);
@@ -151,6 +158,10 @@ export class ChannelWorker {
       logger.info({ event: 'channel-continuation', ...logFields, status: result.status }, 'channel continuation finished');
       texts = replyTextsFor(result);
     } catch (error) {
+      if (error instanceof AccountDisabledError) {
+        logger.info({ event: 'channel-continuation', ...logFields }, 'channel continuation dropped: the account is disabled');
+        return;
+      }
       logger.warn({ event: 'channel-continuation', ...logFields, error: (error as Error).message }, 'channel continuation could not start');
       texts = [apologyText];
     }
