@@ -11,6 +11,7 @@ import { channelConfigOf } from './channel-config.js';
 import type { ChannelDeliveriesRepository, DeliveryRef } from './channel-deliveries-repository.js';
 import { sendReplyRequests } from './channel-reply-sender.js';
 import { apologyText, channelDenialReason, replyTextsFor } from './channel-reply-text.js';
+import { deliveryMemoryMs } from './webhook-helpers.js';
 
 export interface ChannelWorkerOptions {
   agents: Agents;
@@ -22,7 +23,7 @@ export interface ChannelWorkerOptions {
   fetch?: typeof fetch;
   /** Turns run at once (default 4). */
   concurrency?: number;
-  /** Finished deliveries older than this are forgotten at boot (default 7 days). */
+  /** Finished deliveries older than this are forgotten at boot (default `deliveryMemoryMs`, 7 days). */
   retentionMs?: number;
 }
 
@@ -72,7 +73,7 @@ export class ChannelWorker {
   /** Re-queues deliveries left `accepted` by a stopped process; forgets old finished ones. */
   async recover(): Promise<ChannelRecoveryReport> {
     const report: ChannelRecoveryReport = { requeued: 0, pruned: 0 };
-    const horizon = this.options.now().getTime() - (this.options.retentionMs ?? 7 * 24 * 3600_000);
+    const horizon = this.options.now().getTime() - (this.options.retentionMs ?? deliveryMemoryMs);
     for (const delivery of await this.options.deliveries.all()) {
       if (delivery.status === 'accepted') {
         this.enqueue(delivery);
