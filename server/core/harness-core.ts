@@ -1,5 +1,6 @@
 import { AccountsRepository } from './accounts/accounts-repository.js';
 import { Accounts } from './accounts/accounts.js';
+import { signupSettingsFromEnvironment, type SignupSettings } from './accounts/signup-policy.js';
 import type { StoredAgent } from './agents/agent.js';
 import { AgentsRepository } from './agents/agents-repository.js';
 import { Agents } from './agents/agents.js';
@@ -55,6 +56,8 @@ export interface HarnessCoreOptions {
   bubblewrap?: BubblewrapStatus;
   /** The cron scheduler's clock (default: the real one); tests move time by hand. */
   cronClock?: SchedulerClock;
+  /** Who may sign up and how often; default: `HARNESS_SIGNUP` and `HARNESS_LIMIT_SIGNUPS_PER_MINUTE`. */
+  signup?: SignupSettings;
   /** Wraps how cron runs start (tests simulate a crash between claiming a slot and submitting). */
   wrapCronLauncher?: (launcher: CronRunLauncher) => CronRunLauncher;
 }
@@ -100,7 +103,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     webhooks: new RateLimiter(limits.webhookRequestsPerMinute),
   };
   const cipher = new ConfigCipher(options.secrets.configEncryptionSecret);
-  const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now);
+  const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now, options.signup ?? signupSettingsFromEnvironment());
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
   const conversations = new ConversationsRepository(options.storage.table<ConversationState>(tables.conversations));
   const events = new EventsRepository(options.storage.table<EventRecord>(tables.events));
