@@ -124,7 +124,7 @@ describe('sign-up', () => {
 
   it('HARNESS_SIGNUP=admin closes sign-up to everyone but the admin secret (403 naming what is needed)', async () => {
     services = await startTestServices({ signup: { mode: 'admin', perMinutePerClient: 10 } });
-    for (const headers of [{}, { authorization: 'Bearer not-the-admin' }]) {
+    for (const headers of [{}, { authorization: 'Bearer not-the-admin' }] as Record<string, string>[]) {
       const refused = await signUp('outsider', { headers });
       expect(refused.statusCode).toBe(403);
       expect(refused.json()).toEqual({ error: { code: 'forbidden', message: 'Sign-up is closed on this service: POST /accounts needs the admin secret as the bearer.' } });
