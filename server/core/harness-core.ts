@@ -33,6 +33,10 @@ import { skillsToolSource } from './skills/load-skill-tool.js';
 import { subagentToolSource } from './subagents/run-subagent-tool.js';
 import { RateLimiter } from './limits/rate-limiter.js';
 import { limitsFromEnvironment, type ServiceLimits } from './limits/service-limits.js';
+import { createModelFetch } from './model/model-fetch.js';
+import { checkAgentDestinations } from './outbound/agent-destinations.js';
+import { OutboundPolicy } from './outbound/outbound-policy.js';
+import { outboundSettingsFromEnvironment, type OutboundSettings } from './outbound/outbound-settings.js';
 
 export interface HarnessCoreOptions {
   storage: Storage;
@@ -56,6 +60,8 @@ export interface HarnessCoreOptions {
   bubblewrap?: BubblewrapStatus;
   /** The cron scheduler's clock (default: the real one); tests move time by hand. */
   cronClock?: SchedulerClock;
+  /** Where accounts' outbound calls may go; default: `HARNESS_OUTBOUND_POLICY` and `HARNESS_OUTBOUND_ALLOW`. */
+  outbound?: OutboundSettings;
   /** Who may sign up and how often; default: `HARNESS_SIGNUP` and `HARNESS_LIMIT_SIGNUPS_PER_MINUTE`. */
   signup?: SignupSettings;
   /** Wraps how cron runs start (tests simulate a crash between claiming a slot and submitting). */
@@ -102,9 +108,11 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     completions: new RateLimiter(limits.completionRequestsPerMinute),
     webhooks: new RateLimiter(limits.webhookRequestsPerMinute),
   };
+  const outbound = new OutboundPolicy(options.outbound ?? outboundSettingsFromEnvironment());
   const cipher = new ConfigCipher(options.secrets.configEncryptionSecret);
   const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now, options.signup ?? signupSettingsFromEnvironment());
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
+  agents.addConfigCheck((config) => checkAgentDestinations(outbound, config));
   const conversations = new ConversationsRepository(options.storage.table<ConversationState>(tables.conversations));
   const events = new EventsRepository(options.storage.table<EventRecord>(tables.events));
   const asyncRepository = new AsyncToolResultsRepository(options.storage.table<AsyncTableRow>(tables.asyncToolResults));
@@ -127,6 +135,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     modelMaxRetries: options.modelMaxRetries,
     limits,
     accountCheck: accounts.requireEnabled,
+    ...(outbound.restricts ? { modelFetch: createModelFetch(outbound.dispatcher), outboundFetch: outbound.fetch } : {}),
     asyncTools: { repository: asyncRepository, settlement: asyncSettlement, events, dispatcher: continuations, sameInvocationTimeoutMs: options.sameInvocationTimeoutMs },
   });
   const asyncWorker = new AsyncWorker(turns, events, logger, options.asyncWorkerConcurrency ?? 4);
@@ -141,6 +150,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     now,
     webhookLimiter: rateLimiters.webhooks,
     accountCheck: accounts.requireEnabled,
+    ...(outbound.restricts ? { fetch: outbound.fetch } : {}),
   });
   const cronClock = options.cronClock ?? systemClock(now);
   const cronRepository = new CronJobsRepository(options.storage.table<CronTableRow>(tables.cronJobs));
@@ -175,6 +185,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     stop: async () => {
       await cronScheduler.stop();
       await Promise.all([asyncWorker.stop(), channels.worker.stop()]);
+      await outbound.close();
     },
   };
 }

@@ -4,6 +4,7 @@ import { defineInfrastructure } from '../../server/core/infrastructure.js';
 import type { Logger } from '../../server/core/logger.js';
 import type { BubblewrapStatus } from '../../server/core/sandbox/bubblewrap-probe.js';
 import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
+import type { OutboundSettings } from '../../server/core/outbound/outbound-settings.js';
 import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
 import { buildAgentService } from '../../server/http/agent-service.js';
@@ -53,6 +54,8 @@ export interface ChatStackOptions {
   now?: () => Date;
   /** What the bubblewrap probe found (default: not probed, so bash runs without it). */
   bubblewrap?: BubblewrapStatus;
+  /** Where accounts' outbound calls may go (default: anywhere, so the loopback fixtures work). */
+  outbound?: OutboundSettings;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -78,6 +81,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       modelMaxRetries: 0,
       bucketFolder,
       ...(options.bubblewrap ? { bubblewrap: options.bubblewrap } : {}),
+      outbound: options.outbound ?? { mode: 'any', allow: [] },
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });

@@ -105,6 +105,10 @@ export interface TurnRunnerOptions {
    * continuations, subagents, NATS), so no driver can forget the check.
    */
   accountCheck?: AccountStatusCheck;
+  /** The model client's `fetch` (default `modelFetch`): the outbound policy's, for the account's `baseURL`. */
+  modelFetch?: typeof fetch;
+  /** `fetch` for other destinations the account chose (a tool's `workerUrl`). Default: `fetch`. */
+  outboundFetch?: typeof fetch;
 }
 
 /** The limits a turn enforces (see `server/core/limits/service-limits.ts`). */
@@ -270,7 +274,7 @@ export class TurnRunner {
     request: TurnRequest,
     prepare: (state: ConversationState, turnId: string, timestamp: string) => { ready: boolean; announce?: SettledAsyncCall[] },
   ): Promise<StartedTurn> {
-    const agentModel = createAgentModel(agent.config);
+    const agentModel = createAgentModel(agent.config, this.options.modelFetch ? { fetch: this.options.modelFetch } : {});
     const turnId = `turn_${randomUUID()}`;
     const eventId = request.eventId ?? `evt_${randomUUID()}`;
     const holder: PassHolder = {};
@@ -287,6 +291,7 @@ export class TurnRunner {
         providerApi: agentModel.api,
         logger: this.options.logger,
         fetch: this.options.fetch ?? fetch,
+        outboundFetch: this.options.outboundFetch ?? this.options.fetch ?? fetch,
       };
       const wrapAsync = (name: string, original: Tool, toolConfig: Record<string, unknown>): Tool => ({
         ...original,
