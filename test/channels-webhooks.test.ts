@@ -28,6 +28,11 @@ interface ProviderCase {
   missingProof(text: string, id: number): SignedRequest;
   /** Signed correctly, but more than five minutes old (Slack and Discord). */
   stale?(text: string, id: number): SignedRequest;
+  /**
+   * The same signed request again, with every header outside the signature changed the way
+   * a provider's retry, a redelivery or an attacker replaying a captured request may change it.
+   */
+  resend(request: SignedRequest): SignedRequest;
   /** The text the fake API received. */
   replyText(request: RecordedRequest): string;
   /** What the webhook answers a message with. */
@@ -41,12 +46,12 @@ let settings: ReturnType<typeof channelSettings>;
 const json = { 'content-type': 'application/json' };
 
 const telegramUpdate = (text: string, id: number) => JSON.stringify({ update_id: id, message: { message_id: id, from: { id: 7, is_bot: false }, chat: { id: 4200 + id }, text } });
-const githubComment = (text: string) =>
+const githubComment = (text: string, id: number) =>
   JSON.stringify({
     action: 'created',
-    issue: { number: 17, title: 'Build fails', body: null, user: { login: 'ada', type: 'User' } },
-    comment: { body: text, user: { login: 'ada', type: 'User' } },
-    repository: { name: 'widgets', owner: { login: 'octo-org' } },
+    issue: { id: 1347, number: 17, title: 'Build fails', body: null, user: { login: 'ada', type: 'User' } },
+    comment: { id, body: text, user: { login: 'ada', type: 'User' }, created_at: new Date().toISOString() },
+    repository: { id: 1296269, name: 'widgets', owner: { login: 'octo-org' } },
     sender: { login: 'ada', type: 'User' },
   });
 const slackEvent = (text: string, id: number) =>
@@ -81,20 +86,22 @@ const cases: ProviderCase[] = [
     valid: (text, id) => ({ body: telegramUpdate(text, id), headers: { ...json, 'x-telegram-bot-api-secret-token': 'telegram-secret-token-0123' } }),
     badSignature: (text, id) => ({ body: telegramUpdate(text, id), headers: { ...json, 'x-telegram-bot-api-secret-token': 'not-the-token' } }),
     missingProof: (text, id) => ({ body: telegramUpdate(text, id), headers: json }),
+    resend: (request) => ({ ...request, headers: { ...request.headers, 'x-request-id': 'resent' } }),
     replyText: (request) => (request.body as { text: string }).text,
     acknowledgement: { ok: true },
   },
   {
     provider: 'github',
     valid: (text, id) => {
-      const body = githubComment(text);
+      const body = githubComment(text, id);
       return { body, headers: { ...json, 'x-github-event': 'issue_comment', 'x-github-delivery': `delivery-${id}`, 'x-hub-signature-256': githubSignature('github-webhook-secret-0123', body) } };
     },
     badSignature: (text, id) => {
-      const body = githubComment(text);
+      const body = githubComment(text, id);
       return { body, headers: { ...json, 'x-github-event': 'issue_comment', 'x-github-delivery': `delivery-${id}`, 'x-hub-signature-256': githubSignature('wrong-secret', body) } };
     },
-    missingProof: (text, id) => ({ body: githubComment(text), headers: { ...json, 'x-github-event': 'issue_comment', 'x-github-delivery': `delivery-${id}` } }),
+    missingProof: (text, id) => ({ body: githubComment(text, id), headers: { ...json, 'x-github-event': 'issue_comment', 'x-github-delivery': `delivery-${id}` } }),
+    resend: (request) => ({ ...request, headers: { ...request.headers, 'x-github-delivery': `replayed-${Math.random()}` } }),
     replyText: (request) => (request.body as { body: string }).body.replace('\n\n<!-- harness-reply -->', ''),
     acknowledgement: { ok: true },
   },
@@ -107,6 +114,7 @@ const cases: ProviderCase[] = [
       return { body: slackEvent(text, id), headers };
     },
     stale: (text, id) => ({ body: slackEvent(text, id), headers: slackHeaders('slack-signing-secret-0123', slackEvent(text, id), unixNow() - 301) }),
+    resend: (request) => ({ ...request, headers: { ...request.headers, 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' } }),
     replyText: (request) => (request.body as { text: string }).text,
     acknowledgement: { ok: true },
   },
@@ -119,6 +127,7 @@ const cases: ProviderCase[] = [
       return { body: discordCommand(text, id), headers };
     },
     stale: (text, id) => ({ body: discordCommand(text, id), headers: discordHeaders(discordPrivateKey, discordCommand(text, id), unixNow() - 301) }),
+    resend: (request) => ({ ...request, headers: { ...request.headers, 'x-request-id': 'resent' } }),
     replyText: (request) => (request.body as { content: string }).content,
     acknowledgement: { type: 5 },
   },
@@ -127,6 +136,7 @@ const cases: ProviderCase[] = [
     valid: (text, id) => ({ body: pancakeMessage(text, id), headers: json, query: '?token=pancake-verify-token-0123' }),
     badSignature: (text, id) => ({ body: pancakeMessage(text, id), headers: json, query: '?token=guessed' }),
     missingProof: (text, id) => ({ body: pancakeMessage(text, id), headers: json }),
+    resend: (request) => ({ ...request, query: `${request.query ?? ''}&retry=1`, headers: { ...request.headers, 'x-request-id': 'resent' } }),
     replyText: (request) => (request.body as { message: string }).message,
     acknowledgement: { ok: true },
   },
@@ -135,6 +145,7 @@ const cases: ProviderCase[] = [
     valid: (text, id) => ({ body: zaloMessage(text, id), headers: { ...json, 'x-bot-api-secret-token': 'zalo-secret-token-0123' } }),
     badSignature: (text, id) => ({ body: zaloMessage(text, id), headers: { ...json, 'x-bot-api-secret-token': 'not-the-token' } }),
     missingProof: (text, id) => ({ body: zaloMessage(text, id), headers: json }),
+    resend: (request) => ({ ...request, headers: { ...request.headers, 'x-request-id': 'resent' } }),
     replyText: (request) => (request.body as { text: string }).text,
     acknowledgement: { ok: true },
   },
@@ -196,6 +207,24 @@ describe.each(cases)('$provider webhook', (providerCase) => {
     const first = await send(provider, request);
     const retry = await send(provider, request);
     expect([first.status, retry.status]).toEqual([200, 200]);
+    await stack.apis.waitFor(provider, before + 1, 10_000);
+    await stack.idle();
+    expect(stack.model.callCount()).toBe(calls + 1);
+    expect(stack.apis.received(provider).length).toBe(before + 1);
+  });
+});
+
+describe.each(cases)('$provider replays', (providerCase) => {
+  const { provider } = providerCase;
+
+  it('the same verified body resent three times with new delivery headers runs one turn', async () => {
+    await stack.idle();
+    const calls = stack.model.callCount();
+    const before = stack.apis.received(provider).length;
+    const original = providerCase.valid(`replayed ${provider}`, nextId++);
+    const responses = [await send(provider, original)];
+    for (let replay = 0; replay < 3; replay += 1) responses.push(await send(provider, providerCase.resend(original)));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
     await stack.apis.waitFor(provider, before + 1, 10_000);
     await stack.idle();
     expect(stack.model.callCount()).toBe(calls + 1);

@@ -249,4 +249,17 @@ describe('cron runs', () => {
     expect(stack.model.callCount()).toBe(6);
     expect(stack.core.cronScheduler.scheduledJobs).toBe(0);
   });
+
+  it("a disabled account's job fires nothing: the run is recorded failed with the reason and the model is never called", async () => {
+    const { stack, account, api } = await setup('2030-01-07T10:00:30Z');
+    const job = await api.create({ prompt: 'should not run', scheduleExpression: 'cron(* * * * ? *)' });
+    const admin = (disabled: boolean) => stack.app.inject({ method: 'PATCH', url: `/admin/accounts/${account.accountId}`, headers: bearer(testAdminSecret), payload: { disabled } });
+    expect((await admin(true)).statusCode).toBe(200);
+    await stack.runUntil('2030-01-07T10:01:00Z');
+    await stack.core.asyncWorker.idle();
+    expect(stack.model.callCount()).toBe(0);
+    expect((await admin(false)).statusCode).toBe(200);
+    const [run] = await api.settledRuns(job.cronJobId);
+    expect(run).toMatchObject({ scheduledFor: '2030-01-07T10:01:00.000Z', status: 'failed', error: 'This account is disabled; it runs no turns.' });
+  });
 });

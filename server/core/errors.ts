@@ -6,6 +6,7 @@
 export type ErrorCode =
   | 'invalid_request'
   | 'unauthorized'
+  | 'forbidden'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
@@ -36,6 +37,13 @@ export class InvalidRequestError extends HarnessError {
 export class UnauthorizedError extends HarnessError {
   constructor(message = 'A valid Authorization: Bearer <secret> header is required.') {
     super('unauthorized', 401, message);
+  }
+}
+
+/** A valid request the service's settings do not allow this caller (sign-up closed to the admin). */
+export class ForbiddenError extends HarnessError {
+  constructor(message: string) {
+    super('forbidden', 403, message);
   }
 }
 

@@ -1,5 +1,6 @@
 import { AccountsRepository } from './accounts/accounts-repository.js';
 import { Accounts } from './accounts/accounts.js';
+import { signupSettingsFromEnvironment, type SignupSettings } from './accounts/signup-policy.js';
 import type { StoredAgent } from './agents/agent.js';
 import { AgentsRepository } from './agents/agents-repository.js';
 import { Agents } from './agents/agents.js';
@@ -34,6 +35,10 @@ import { skillsToolSource } from './skills/load-skill-tool.js';
 import { subagentToolSource } from './subagents/run-subagent-tool.js';
 import { RateLimiter } from './limits/rate-limiter.js';
 import { limitsFromEnvironment, type ServiceLimits } from './limits/service-limits.js';
+import { createModelFetch } from './model/model-fetch.js';
+import { checkAgentDestinations } from './outbound/agent-destinations.js';
+import { OutboundPolicy } from './outbound/outbound-policy.js';
+import { outboundSettingsFromEnvironment, type OutboundSettings } from './outbound/outbound-settings.js';
 
 export interface HarnessCoreOptions {
   storage: Storage;
@@ -61,6 +66,10 @@ export interface HarnessCoreOptions {
   sandboxCgroups?: CgroupSupport;
   /** The cron scheduler's clock (default: the real one); tests move time by hand. */
   cronClock?: SchedulerClock;
+  /** Where accounts' outbound calls may go; default: `HARNESS_OUTBOUND_POLICY` and `HARNESS_OUTBOUND_ALLOW`. */
+  outbound?: OutboundSettings;
+  /** Who may sign up and how often; default: `HARNESS_SIGNUP` and `HARNESS_LIMIT_SIGNUPS_PER_MINUTE`. */
+  signup?: SignupSettings;
   /** Wraps how cron runs start (tests simulate a crash between claiming a slot and submitting). */
   wrapCronLauncher?: (launcher: CronRunLauncher) => CronRunLauncher;
 }
@@ -105,9 +114,11 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     completions: new RateLimiter(limits.completionRequestsPerMinute),
     webhooks: new RateLimiter(limits.webhookRequestsPerMinute),
   };
+  const outbound = new OutboundPolicy(options.outbound ?? outboundSettingsFromEnvironment());
   const cipher = new ConfigCipher(options.secrets.configEncryptionSecret);
-  const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now);
+  const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now, options.signup ?? signupSettingsFromEnvironment());
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
+  agents.addConfigCheck((config) => checkAgentDestinations(outbound, config));
   const conversations = new ConversationsRepository(options.storage.table<ConversationState>(tables.conversations));
   const events = new EventsRepository(options.storage.table<EventRecord>(tables.events));
   const asyncRepository = new AsyncToolResultsRepository(options.storage.table<AsyncTableRow>(tables.asyncToolResults));
@@ -130,11 +141,13 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom(),
     modelMaxRetries: options.modelMaxRetries,
     limits,
+    accountCheck: accounts.requireEnabled,
+    ...(outbound.restricts ? { modelFetch: createModelFetch(outbound.dispatcher), outboundFetch: outbound.fetch } : {}),
     asyncTools: { repository: asyncRepository, settlement: asyncSettlement, events, dispatcher: continuations, sameInvocationTimeoutMs: options.sameInvocationTimeoutMs },
   });
   const asyncWorker = new AsyncWorker(turns, events, logger, options.asyncWorkerConcurrency ?? 4);
   continuations.setDefault((group) => asyncWorker.enqueueContinuation(group));
-  const asyncRequests = new AsyncRequests(agents, events, asyncWorker, now);
+  const asyncRequests = new AsyncRequests(agents, events, asyncWorker, now, accounts.requireEnabled);
   const channels = createChannels({
     table: options.storage.table<ChannelDelivery>(tables.channelDeliveries),
     agents,
@@ -143,6 +156,8 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     logger,
     now,
     webhookLimiter: rateLimiters.webhooks,
+    accountCheck: accounts.requireEnabled,
+    ...(outbound.restricts ? { fetch: outbound.fetch } : {}),
   });
   const cronClock = options.cronClock ?? systemClock(now);
   const cronRepository = new CronJobsRepository(options.storage.table<CronTableRow>(tables.cronJobs));
@@ -177,6 +192,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     stop: async () => {
       await cronScheduler.stop();
       await Promise.all([asyncWorker.stop(), channels.worker.stop()]);
+      await outbound.close();
     },
   };
 }

@@ -93,6 +93,50 @@ describe('account service', () => {
   });
 });
 
+describe('sign-up', () => {
+  let services: TestServices | undefined;
+  afterEach(async () => {
+    await services?.close();
+    services = undefined;
+  });
+  const signUp = (username: string, options: { remoteAddress?: string; headers?: Record<string, string> } = {}) =>
+    services!.accountApp.inject({ method: 'POST', url: '/accounts', payload: { username, description: 'x' }, ...options });
+
+  it('limits sign-ups per client address (429 with Retry-After), not per service, and never the admin', async () => {
+    services = await startTestServices({ signup: { mode: 'open', perMinutePerClient: 3 } });
+    const statuses = [];
+    for (let index = 0; index < 4; index += 1) statuses.push((await signUp(`flood-${index}`, { remoteAddress: '203.0.113.7' })).statusCode);
+    expect(statuses).toEqual([201, 201, 201, 429]);
+    const refused = await signUp('flood-4', { remoteAddress: '203.0.113.7' });
+    expect(refused.json()).toEqual({ error: { code: 'rate_limited', message: expect.stringMatching(/^Too many sign-ups for this client address; retry in \d+ s\.$/) } });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Refused before the body is read: an invalid body gets the 429 too, not a 400.
+    expect((await services.accountApp.inject({ method: 'POST', url: '/accounts', remoteAddress: '203.0.113.7', payload: { nonsense: true } })).statusCode).toBe(429);
+    expect((await signUp('neighbour', { remoteAddress: '203.0.113.8' })).statusCode).toBe(201);
+    // One IPv6 /64 is one client.
+    const v6 = [];
+    for (let index = 0; index < 4; index += 1) v6.push((await signUp(`six-${index}`, { remoteAddress: `2001:db8:1:2::${index + 1}` })).statusCode);
+    expect(v6).toEqual([201, 201, 201, 429]);
+    expect((await signUp('admin-made', { remoteAddress: '203.0.113.7', headers: bearer(testAdminSecret) })).statusCode).toBe(201);
+    const list = await services.accountApp.inject({ method: 'GET', url: '/admin/accounts', headers: bearer(testAdminSecret) });
+    expect(list.json().accounts).toHaveLength(8);
+  });
+
+  it('HARNESS_SIGNUP=admin closes sign-up to everyone but the admin secret (403 naming what is needed)', async () => {
+    services = await startTestServices({ signup: { mode: 'admin', perMinutePerClient: 10 } });
+    for (const headers of [{}, { authorization: 'Bearer not-the-admin' }] as Record<string, string>[]) {
+      const refused = await signUp('outsider', { headers });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toEqual({ error: { code: 'forbidden', message: 'Sign-up is closed on this service: POST /accounts needs the admin secret as the bearer.' } });
+    }
+    const created = await signUp('invited', { headers: bearer(testAdminSecret) });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().secret).toMatch(/^hsk_/);
+    // An account's own secret does not open sign-up either.
+    expect((await signUp('friend', { headers: bearer(created.json().secret) })).statusCode).toBe(403);
+  });
+});
+
 async function readAllDataFiles(folder: string): Promise<string> {
   const contents: string[] = [];
   for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
@@ -187,7 +231,14 @@ describe('agent configs', () => {
   });
 
   it('keeps 200 parallel agent writes from 20 accounts across a restart', async () => {
-    const accounts = await Promise.all(Array.from({ length: 20 }, (_, index) => createAccount(services.accountApp, `parallel-${index}`)));
+    // Twenty clients: one address may create only HARNESS_LIMIT_SIGNUPS_PER_MINUTE accounts a minute.
+    const accounts = await Promise.all(
+      Array.from({ length: 20 }, async (_, index) => {
+        const response = await services.accountApp.inject({ method: 'POST', url: '/accounts', remoteAddress: `198.51.100.${index}`, payload: { username: `parallel-${index}`, description: 'x' } });
+        expect(response.statusCode).toBe(201);
+        return response.json<{ accountId: string; secret: string }>();
+      }),
+    );
     const responses = await Promise.all(
       accounts.flatMap((account, accountIndex) =>
         Array.from({ length: 10 }, (_, agentIndex) => put(`agent-${agentIndex}`, { system: `account ${accountIndex} agent ${agentIndex}` }, account.secret)),

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { RateLimitedError } from '../core/errors.js';
 import type { RateLimiter } from '../core/limits/rate-limiter.js';
+import { takeBudget } from '../core/limits/take-budget.js';
 import { currentAccount } from './authentication.js';
 
 /**
@@ -9,9 +9,6 @@ import { currentAccount } from './authentication.js';
  */
 export function accountRateLimit(limiter: RateLimiter, what: string) {
   return async (request: FastifyRequest): Promise<void> => {
-    const outcome = limiter.take(currentAccount(request).accountId);
-    if (!outcome.allowed) {
-      throw new RateLimitedError(`Too many ${what} for this account; retry in ${outcome.retryAfterSeconds} s.`, outcome.retryAfterSeconds);
-    }
+    takeBudget(limiter, currentAccount(request).accountId, what);
   };
 }

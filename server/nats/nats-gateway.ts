@@ -3,8 +3,9 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { AccountRecord } from '../core/accounts/account.js';
 import type { DispatchGroup } from '../core/async-tools/async-tool-result.js';
 import { isValidConversationKey } from '../core/conversations/conversation.js';
-import { HarnessError, InvalidRequestError, UnauthorizedError } from '../core/errors.js';
+import { HarnessError, InvalidRequestError, RateLimitedError, UnauthorizedError } from '../core/errors.js';
 import type { HarnessCore } from '../core/harness-core.js';
+import { takeBudget } from '../core/limits/take-budget.js';
 import type { Logger } from '../core/logger.js';
 import { parseChatBody } from '../core/turns/chat-body.js';
 import type { StartedTurn } from '../core/turns/turn-runner.js';
@@ -91,7 +92,8 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
 
   function refuse(replySubject: string, error: unknown): void {
     publisher.publishUnstored(replySubject, { type: 'error', errorText: errorText(error) });
-    publisher.publishUnstored(replySubject, { type: 'finish', messageMetadata: { status: 'failed', error: { code: errorCode(error), message: errorText(error) } } });
+    const retryAfterSeconds = error instanceof RateLimitedError ? { retryAfterSeconds: error.retryAfterSeconds } : {};
+    publisher.publishUnstored(replySubject, { type: 'finish', messageMetadata: { status: 'failed', error: { code: errorCode(error), message: errorText(error), ...retryAfterSeconds } } });
   }
 
   /** The account of the bearer, which must be the account named in the subject. */
@@ -116,6 +118,8 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     let conversationKey: string;
     try {
       await authenticate(message, subject);
+      // The same per-account budget as POST /chat and /async: NATS is not a way around it.
+      takeBudget(core.rateLimiters.turns, subject.accountId, 'turns');
       const parsed = parseChatBody(jsonBody(message));
       conversationKey = parsed.conversationKey;
       const replyTarget: NatsReplyTarget = { replySubject };

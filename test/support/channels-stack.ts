@@ -1,6 +1,6 @@
 import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { startFakeChannelApis, type FakeChannelApis, type FakeChannelProvider } from '../../fixtures/channel-apis/fake-channel-apis.js';
-import { startChatStack, type ChatStack } from './chat-stack.js';
+import { startChatStack, type ChatStack, type ChatStackOptions } from './chat-stack.js';
 
 export { modelKey, searchKey } from './chat-stack.js';
 
@@ -22,9 +22,9 @@ export interface ChannelsStack extends Omit<ChatStack, 'putAgent' | 'provider'> 
 }
 
 /** The chat stack (both services, fixture model and search) plus the fake channel APIs and a movable clock. */
-export async function startChannelsStack(): Promise<ChannelsStack> {
+export async function startChannelsStack(options: Omit<ChatStackOptions, 'now'> = {}): Promise<ChannelsStack> {
   let pinned: Date | undefined;
-  const chat = await startChatStack({ now: () => pinned ?? new Date() });
+  const chat = await startChatStack({ ...options, now: () => pinned ?? new Date() });
   const apis = await startFakeChannelApis();
   return Object.assign(Object.create(chat) as ChatStack, {
     apis,

@@ -6,6 +6,7 @@ import type { BubblewrapStatus } from '../../server/core/sandbox/bubblewrap-prob
 import type { CgroupSupport } from '../../server/core/sandbox/sandbox-cgroups.js';
 import { defaultSandboxSettings, type SandboxSettings } from '../../server/core/sandbox/sandbox-settings.js';
 import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
+import type { OutboundSettings } from '../../server/core/outbound/outbound-settings.js';
 import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
 import { buildAgentService } from '../../server/http/agent-service.js';
@@ -59,6 +60,8 @@ export interface ChatStackOptions {
   sandboxSettings?: SandboxSettings;
   /** Where per-call cgroups are made (default: none, so limits are per process). */
   sandboxCgroups?: CgroupSupport;
+  /** Where accounts' outbound calls may go (default: anywhere, so the loopback fixtures work). */
+  outbound?: OutboundSettings;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -86,6 +89,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       ...(options.bubblewrap ? { bubblewrap: options.bubblewrap } : {}),
       sandboxSettings: options.sandboxSettings ?? defaultSandboxSettings,
       ...(options.sandboxCgroups ? { sandboxCgroups: options.sandboxCgroups } : {}),
+      outbound: options.outbound ?? { mode: 'any', allow: [] },
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createHarnessCore, type HarnessCore } from '../../server/core/harness-core.js';
+import { createHarnessCore, type HarnessCore, type HarnessCoreOptions } from '../../server/core/harness-core.js';
 import { defineInfrastructure } from '../../server/core/infrastructure.js';
 import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
@@ -21,7 +21,7 @@ export interface TestServices {
 }
 
 /** Both services built on a temporary data folder with the real lowdb file storage, for `inject`. */
-export async function startTestServices(): Promise<TestServices> {
+export async function startTestServices(options: Pick<HarnessCoreOptions, 'signup'> = {}): Promise<TestServices> {
   const folder = await temporaryFolder();
   const build = () => {
     const storage = new LowdbStorage(`${folder.path}/tables`);
@@ -29,6 +29,7 @@ export async function startTestServices(): Promise<TestServices> {
       storage,
       infrastructure: defineInfrastructure('test'),
       secrets: { adminSecret: testAdminSecret, configEncryptionSecret: testEncryptionSecret },
+      ...options,
     });
     return { storage, core, accountApp: buildAccountService({ core }), agentApp: buildAgentService({ core }) };
   };

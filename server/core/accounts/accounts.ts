@@ -3,6 +3,8 @@ import { ConflictError, InvalidRequestError, NotFoundError, UnauthorizedError } 
 import { accountIdFromSecret, generateAccountSecret, hashSecret, secretMatchesHash, secretsEqual } from '../secrets/secret-hash.js';
 import { type AccountRecord, type AccountView, usernamePattern, viewAccount } from './account.js';
 import { AccountsRepository, UsernameTakenError } from './accounts-repository.js';
+import { accountStatusCheck, type AccountStatusCheck } from './account-status.js';
+import { defaultSignupSettings, SignupPolicy, type SignupSettings } from './signup-policy.js';
 
 export interface CreatedAccount extends AccountView {
   /** Shown once, in the answer to POST /accounts; only its hash is stored. */
@@ -15,12 +17,20 @@ export type AccountCreatedListener = (account: AccountView) => Promise<void> | v
 /** Account creation, lookup by bearer secret, and the admin's view. */
 export class Accounts {
   private readonly createdListeners = new Set<AccountCreatedListener>();
+  /** Refuses a disabled (or unknown) account: every driver that starts a turn without a bearer calls it. */
+  readonly requireEnabled: AccountStatusCheck;
+  /** Who may sign up and how often (`HARNESS_SIGNUP`, `HARNESS_LIMIT_SIGNUPS_PER_MINUTE`). */
+  readonly signup: SignupPolicy;
 
   constructor(
     private readonly repository: AccountsRepository,
     private readonly adminSecret: string,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+    signupSettings: SignupSettings = defaultSignupSettings,
+  ) {
+    this.signup = new SignupPolicy(signupSettings);
+    this.requireEnabled = accountStatusCheck((accountId) => this.repository.get(accountId));
+  }
 
   async create(input: { username: string; description: string }): Promise<CreatedAccount> {
     if (!usernamePattern.test(input.username)) {
@@ -64,6 +74,11 @@ export class Accounts {
     const matches = secretMatchesHash(secret ?? '', account?.secretHash ?? hashSecret(randomBytes(16).toString('hex')));
     if (!account || !matches || account.disabled) throw new UnauthorizedError();
     return account;
+  }
+
+  /** Checks a `POST /accounts` caller before any work is done; throws 403 or 429. */
+  checkSignup(caller: { address: string; bearer: string | undefined }): void {
+    this.signup.check({ address: caller.address, isAdmin: this.isAdminSecret(caller.bearer) });
   }
 
   isAdminSecret(secret: string | undefined): boolean {

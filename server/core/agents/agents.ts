@@ -6,6 +6,9 @@ import { ConditionFailedError } from '../storage/table-store.js';
 import { type Agent, type AgentView, agentIdPattern } from './agent.js';
 import type { AgentsRepository } from './agents-repository.js';
 
+/** A check of a validated config against the service's settings (the outbound policy); throws a 400. */
+export type AgentConfigCheck = (config: AgentConfig) => void;
+
 /** Something that may refuse an agent's deletion (cron jobs that still name it). */
 export type AgentDeletionGuard = (accountId: string, agentId: string) => Promise<string | undefined>;
 
@@ -16,6 +19,7 @@ export function viewAgent(agent: Agent): AgentView {
 /** Agent configs: validated, secrets kept across redacted round trips, encrypted at rest. */
 export class Agents {
   private readonly deletionGuards: AgentDeletionGuard[] = [];
+  private readonly configChecks: AgentConfigCheck[] = [];
 
   constructor(
     private readonly repository: AgentsRepository,
@@ -24,6 +28,17 @@ export class Agents {
 
   addDeletionGuard(guard: AgentDeletionGuard): void {
     this.deletionGuards.push(guard);
+  }
+
+  /** Runs `check` on every config written (PUT and PATCH), after the schema. */
+  addConfigCheck(check: AgentConfigCheck): void {
+    this.configChecks.push(check);
+  }
+
+  private validate(config: unknown): AgentConfig {
+    const validated = validateAgentConfig(config);
+    for (const check of this.configChecks) check(validated);
+    return validated;
   }
 
   private assertAgentId(agentId: string): void {
@@ -52,7 +67,7 @@ export class Agents {
     this.assertAgentId(agentId);
     const existing = await this.repository.get(accountId, agentId);
     const restored = restoreRedactedSecrets(config, existing?.agent.config);
-    const validated = validateAgentConfig(restored);
+    const validated = this.validate(restored);
     const timestamp = this.now().toISOString();
     const agent: Agent = {
       accountId,
@@ -72,7 +87,7 @@ export class Agents {
     if (!existing) throw new NotFoundError(`No agent "${agentId}" in this account.`);
     const merged = applyMergePatch(existing.agent.config, configPatch);
     const restored = restoreRedactedSecrets(merged, existing.agent.config);
-    const validated: AgentConfig = validateAgentConfig(restored);
+    const validated: AgentConfig = this.validate(restored);
     const agent: Agent = { ...existing.agent, config: validated, updatedAt: this.now().toISOString() };
     await this.writeOrConflict(agent, existing.version, agentId);
     return viewAgent(agent);

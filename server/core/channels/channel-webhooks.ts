@@ -1,3 +1,4 @@
+import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import { NotFoundError, RateLimitedError, UnauthorizedError } from '../errors.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
@@ -45,6 +46,8 @@ export class ChannelWebhooks {
       now: () => Date;
       /** The per-agent webhook budget; counted after verification, so forged requests cannot spend it. */
       limiter?: RateLimiter;
+      /** Refuses a disabled account: its webhooks answer like an unknown address and run nothing. */
+      accountCheck?: AccountStatusCheck;
     },
   ) {}
 
@@ -52,6 +55,11 @@ export class ChannelWebhooks {
   async receive(address: WebhookAddress, request: Omit<InboundWebhook, 'now'>): Promise<WebhookAnswer> {
     const { accountId, agentId, provider } = address;
     if (!isChannelProvider(provider)) throw new NotFoundError(webhookNotFoundMessage);
+    const enabled = await (this.options.accountCheck?.(accountId) ?? Promise.resolve()).then(
+      () => true,
+      () => false,
+    );
+    if (!enabled) throw new NotFoundError(webhookNotFoundMessage);
     const agent = await this.options.agents.load(accountId, agentId).catch(() => undefined);
     const config = channelConfigOf(agent?.config.channels, provider);
     if (config === undefined) throw new NotFoundError(webhookNotFoundMessage);

@@ -1,3 +1,4 @@
+import { AccountDisabledError } from '../accounts/account-status.js';
 import { BoundedJobQueue } from '../bounded-job-queue.js';
 import type { Agents } from '../agents/agents.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
@@ -10,6 +11,7 @@ import { channelConfigOf } from './channel-config.js';
 import type { ChannelDeliveriesRepository, DeliveryRef } from './channel-deliveries-repository.js';
 import { sendReplyRequests } from './channel-reply-sender.js';
 import { apologyText, channelDenialReason, replyTextsFor } from './channel-reply-text.js';
+import { deliveryMemoryMs } from './webhook-helpers.js';
 
 export interface ChannelWorkerOptions {
   agents: Agents;
@@ -21,7 +23,7 @@ export interface ChannelWorkerOptions {
   fetch?: typeof fetch;
   /** Turns run at once (default 4). */
   concurrency?: number;
-  /** Finished deliveries older than this are forgotten at boot (default 7 days). */
+  /** Finished deliveries older than this are forgotten at boot (default `deliveryMemoryMs`, 7 days). */
   retentionMs?: number;
 }
 
@@ -71,7 +73,7 @@ export class ChannelWorker {
   /** Re-queues deliveries left `accepted` by a stopped process; forgets old finished ones. */
   async recover(): Promise<ChannelRecoveryReport> {
     const report: ChannelRecoveryReport = { requeued: 0, pruned: 0 };
-    const horizon = this.options.now().getTime() - (this.options.retentionMs ?? 7 * 24 * 3600_000);
+    const horizon = this.options.now().getTime() - (this.options.retentionMs ?? deliveryMemoryMs);
     for (const delivery of await this.options.deliveries.all()) {
       if (delivery.status === 'accepted') {
         this.enqueue(delivery);
@@ -129,6 +131,12 @@ export class ChannelWorker {
       const sent = await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, replyTextsFor(result), logFields);
       if (!sent) failure ??= 'reply not sent';
     } catch (error) {
+      if (error instanceof AccountDisabledError) {
+        // A disabled account does nothing, replies (with its tokens) included.
+        logger.info({ event: 'channel-turn', ...logFields }, 'channel delivery dropped: the account is disabled');
+        await deliveries.finish(ref, { status: 'failed', error: 'account disabled' }, this.options.now().toISOString());
+        return;
+      }
       failure = 'turn could not start';
       logger.warn({ event: 'channel-turn', ...logFields, error: (error as Error).message }, 'channel turn could not start');
       await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, [apologyText], logFields);
@@ -151,6 +159,10 @@ export class ChannelWorker {
       logger.info({ event: 'channel-continuation', ...logFields, status: result.status }, 'channel continuation finished');
       texts = replyTextsFor(result);
     } catch (error) {
+      if (error instanceof AccountDisabledError) {
+        logger.info({ event: 'channel-continuation', ...logFields }, 'channel continuation dropped: the account is disabled');
+        return;
+      }
       logger.warn({ event: 'channel-continuation', ...logFields, error: (error as Error).message }, 'channel continuation could not start');
       texts = [apologyText];
     }

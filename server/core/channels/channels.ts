@@ -1,3 +1,4 @@
+import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
@@ -26,6 +27,8 @@ export interface ChannelsOptions {
   concurrency?: number;
   /** The per-agent webhook budget (`HARNESS_LIMIT_WEBHOOKS_PER_MINUTE`). */
   webhookLimiter?: RateLimiter;
+  /** Refuses a disabled account's webhooks before verification. */
+  accountCheck?: AccountStatusCheck;
 }
 
 /** Wires the channel pieces; registers the `channel` continuation handler. */
@@ -39,6 +42,7 @@ export function createChannels(options: ChannelsOptions): Channels {
     logger: options.logger,
     now: options.now,
     ...(options.webhookLimiter ? { limiter: options.webhookLimiter } : {}),
+    ...(options.accountCheck ? { accountCheck: options.accountCheck } : {}),
   });
   return { webhooks, worker, deliveries };
 }

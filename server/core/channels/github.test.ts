@@ -19,9 +19,9 @@ function signed(event: string, body: unknown, secret = config.webhookSecret): In
   };
 }
 
-const repository = { name: 'widgets', full_name: 'octo-org/widgets', owner: { login: 'octo-org', type: 'Organization' } };
+const repository = { id: 1296269, name: 'widgets', full_name: 'octo-org/widgets', owner: { login: 'octo-org', type: 'Organization' } };
 const human = { login: 'ada', id: 1, type: 'User' };
-const issue = { number: 17, title: 'Build fails', body: 'On main since Tuesday.', user: human };
+const issue = { id: 1347, number: 17, title: 'Build fails', body: 'On main since Tuesday.', user: human };
 const commentPayload = { action: 'created', issue, comment: { id: 5, body: '@bot can you look?', user: human }, repository, sender: human };
 
 describe('github adapter', () => {
@@ -44,10 +44,10 @@ describe('github adapter', () => {
     expect(githubAdapter.verify(unsigned, config)).toEqual({ ok: false, reason: expect.stringContaining('missing') });
   });
 
-  it('parses a new issue comment; the delivery header is the delivery id', () => {
+  it('parses a new issue comment; the delivery id comes from the signed body (repository and comment ids), not the header', () => {
     expect(githubAdapter.parse(signed('issue_comment', commentPayload), config)).toEqual({
       kind: 'message',
-      deliveryId: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+      deliveryId: '1296269:comment:5:created',
       conversationId: 'octo-org/widgets#17',
       text: '@bot can you look?',
       sender: 'ada',
@@ -57,7 +57,27 @@ describe('github adapter', () => {
 
   it('parses an opened issue as title and body', () => {
     const event = githubAdapter.parse(signed('issues', { action: 'opened', issue, repository, sender: human }), config);
-    expect(event).toMatchObject({ kind: 'message', conversationId: 'octo-org/widgets#17', text: 'Build fails\n\nOn main since Tuesday.' });
+    expect(event).toMatchObject({ kind: 'message', deliveryId: '1296269:issue:1347:opened', conversationId: 'octo-org/widgets#17', text: 'Build fails\n\nOn main since Tuesday.' });
+  });
+
+  it('gives the same delivery id to the same signed body under any X-GitHub-Delivery, and none to a body without ids', () => {
+    const first = signed('issue_comment', commentPayload);
+    const resent = { ...first, headers: { ...first.headers, 'x-github-delivery': 'another-guid' } };
+    const withoutHeader = { ...first, headers: { ...first.headers, 'x-github-delivery': undefined } };
+    const ids = [first, resent, withoutHeader].map((request) => githubAdapter.parse(request, config)).map((event) => (event.kind === 'message' ? event.deliveryId : event.kind));
+    expect(ids).toEqual(['1296269:comment:5:created', '1296269:comment:5:created', '1296269:comment:5:created']);
+    const { id: _commentId, ...commentWithoutId } = commentPayload.comment;
+    expect(githubAdapter.parse(signed('issue_comment', { ...commentPayload, comment: commentWithoutId }), config).kind).toBe('ignored');
+  });
+
+  it('ignores a comment or an issue created longer ago than the deliveries table remembers (a replay it could not recognise)', () => {
+    const now = Date.parse('2030-01-20T00:00:00Z');
+    const at = (payload: unknown, event: string) => githubAdapter.parse({ ...signed(event, payload), now: new Date(now) }, config);
+    const old = '2030-01-12T23:59:59Z';
+    const recent = '2030-01-13T00:00:01Z';
+    expect(at({ ...commentPayload, comment: { ...commentPayload.comment, created_at: old } }, 'issue_comment')).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('older') });
+    expect(at({ ...commentPayload, comment: { ...commentPayload.comment, created_at: recent } }, 'issue_comment').kind).toBe('message');
+    expect(at({ action: 'opened', issue: { ...issue, created_at: old }, repository, sender: human }, 'issues')).toMatchObject({ kind: 'ignored' });
   });
 
   it("ignores bots, the harness's own comments, other actions and other events", () => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ChannelAdapter, InboundEvent, OutboundRequest } from './channel-adapter.js';
 import { constantTimeEqual } from './constant-time-equal.js';
 import { splitReplyText } from './split-reply-text.js';
-import { parseJsonBody, resolveApiBaseUrl } from './webhook-helpers.js';
+import { deliveryMemoryMs, parseJsonBody, resolveApiBaseUrl } from './webhook-helpers.js';
 
 /** `config.channels.github`. */
 export const githubConfigSchema = z.object({
@@ -34,13 +34,20 @@ const signatureHeader = 'x-hub-signature-256';
 const replyLimit = 65536;
 
 const userSchema = z.object({ login: z.string(), type: z.string() });
-const issueSchema = z.object({ number: z.number(), title: z.string(), body: z.string().nullable().optional(), user: userSchema });
-const repositorySchema = z.object({ name: z.string(), owner: z.object({ login: z.string() }) });
+const issueSchema = z.object({
+  id: z.number(),
+  number: z.number(),
+  title: z.string(),
+  body: z.string().nullable().optional(),
+  user: userSchema,
+  created_at: z.string().optional(),
+});
+const repositorySchema = z.object({ id: z.number(), name: z.string(), owner: z.object({ login: z.string() }) });
 
 const issueCommentSchema = z.object({
   action: z.string(),
   issue: issueSchema,
-  comment: z.object({ body: z.string().nullable(), user: userSchema }),
+  comment: z.object({ id: z.number(), body: z.string().nullable(), user: userSchema, created_at: z.string().optional() }),
   repository: repositorySchema,
   sender: userSchema,
 });
@@ -61,10 +68,14 @@ export const githubAdapter: ChannelAdapter<GithubConfig, GithubReplyTarget> = {
     return { ok: true };
   },
 
+  /**
+   * The delivery id is built from the signed body, not from `X-GitHub-Delivery`: that header
+   * is outside the signature, so a captured delivery resent with new ids would otherwise run
+   * again each time. A comment or an issue is created once, so repository id + comment id
+   * (or issue id) + action names one delivery, retries and redeliveries included.
+   */
   parse(request): InboundEvent {
     const event = request.headers['x-github-event'];
-    const deliveryId = request.headers['x-github-delivery'];
-    if (deliveryId === undefined || deliveryId === '') return { kind: 'ignored', reason: 'missing x-github-delivery header' };
     const payload = parseJsonBody(request.rawBody);
     if (event === 'issue_comment') {
       const parsed = issueCommentSchema.safeParse(payload);
@@ -74,7 +85,8 @@ export const githubAdapter: ChannelAdapter<GithubConfig, GithubReplyTarget> = {
       if (sender.type === 'Bot' || comment.user.type === 'Bot') return { kind: 'ignored', reason: 'comment by a bot' };
       const body = comment.body ?? '';
       if (body.includes(githubReplyMarker.trim())) return { kind: 'ignored', reason: 'comment posted by the harness' };
-      return message(deliveryId, repository, issue.number, body, comment.user.login);
+      if (isTooOld(comment.created_at, request.now)) return { kind: 'ignored', reason: 'comment older than the deliveries the service remembers' };
+      return message(`${repository.id}:comment:${comment.id}:${action}`, repository, issue.number, body, comment.user.login);
     }
     if (event === 'issues') {
       const parsed = issuesSchema.safeParse(payload);
@@ -82,8 +94,9 @@ export const githubAdapter: ChannelAdapter<GithubConfig, GithubReplyTarget> = {
       const { action, issue, repository, sender } = parsed.data;
       if (action !== 'opened') return { kind: 'ignored', reason: `issues action ${action}` };
       if (sender.type === 'Bot') return { kind: 'ignored', reason: 'issue opened by a bot' };
+      if (isTooOld(issue.created_at, request.now)) return { kind: 'ignored', reason: 'issue older than the deliveries the service remembers' };
       const text = issue.body ? `${issue.title}\n\n${issue.body}` : issue.title;
-      return message(deliveryId, repository, issue.number, text, issue.user.login);
+      return message(`${repository.id}:issue:${issue.id}:${action}`, repository, issue.number, text, issue.user.login);
     }
     return { kind: 'ignored', reason: `event ${event ?? '(none)'} is not a message` };
   },
@@ -106,6 +119,12 @@ export const githubAdapter: ChannelAdapter<GithubConfig, GithubReplyTarget> = {
     }));
   },
 };
+
+/** A signed creation time past the deliveries table's memory: its replay could not be recognised. */
+function isTooOld(createdAt: string | undefined, now: Date): boolean {
+  const created = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
+  return Number.isFinite(created) && now.getTime() - created > deliveryMemoryMs;
+}
 
 function message(
   deliveryId: string,

@@ -14,6 +14,14 @@ export function parseJsonBody(rawBody: Buffer): unknown {
   }
 }
 
+/**
+ * How long a finished delivery is remembered (its id is the dedupe key). A provider's retry
+ * comes within minutes; GitHub lets an owner redeliver for three days. A signed payload older
+ * than this can no longer be told from a new one by its id, so adapters that can see the
+ * signed creation time refuse older ones (see github.ts).
+ */
+export const deliveryMemoryMs = 7 * 24 * 3600_000;
+
 /** Replay protection for signed requests: Slack and Discord both allow five minutes. */
 export const signatureWindowSeconds = 5 * 60;
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import { NotFoundError } from '../errors.js';
 import type { TransportKind } from '../tools/tool-context.js';
@@ -26,6 +27,8 @@ export class AsyncRequests {
     private readonly events: EventsRepository,
     private readonly worker: AsyncWorker,
     private readonly now: () => Date = () => new Date(),
+    /** Refuses a disabled account before anything is queued (cron fires meet it here). */
+    private readonly accountCheck?: AccountStatusCheck,
   ) {}
 
   /** Stores the request as `queued` (durable before the 202), then hands it to the worker. */
@@ -34,6 +37,7 @@ export class AsyncRequests {
    * second submit with it throws `ConditionFailedError` and starts nothing.
    */
   async submit(request: { accountId: string; agentId: string; conversationKey: string; input: TurnInput; transport?: TransportKind; eventId?: string }): Promise<{ eventId: string }> {
+    await this.accountCheck?.(request.accountId);
     await this.agents.load(request.accountId, request.agentId);
     const eventId = request.eventId ?? `evt_${randomUUID()}`;
     const timestamp = this.now().toISOString();

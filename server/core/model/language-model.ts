@@ -17,12 +17,12 @@ export interface AgentModel {
  * speaks the Responses API with `store: false`, so every call carries the whole conversation
  * and works against stateless OpenAI-compatible servers; `api: "chat"` speaks Chat Completions.
  */
-export function createAgentModel(config: AgentConfig): AgentModel {
+export function createAgentModel(config: AgentConfig, options: { fetch?: typeof fetch } = {}): AgentModel {
   const settings = config.provider?.openai;
   if (!settings) {
     throw new InvalidRequestError('config.provider is missing: configure config.provider.openai {apiKey, model, baseURL?, api?} before chatting with this agent');
   }
-  const provider = createOpenAI({ apiKey: settings.apiKey, ...(settings.baseURL ? { baseURL: settings.baseURL } : {}), fetch: modelFetch });
+  const provider = createOpenAI({ apiKey: settings.apiKey, ...(settings.baseURL ? { baseURL: settings.baseURL } : {}), fetch: options.fetch ?? modelFetch });
   const api = settings.api ?? 'responses';
   return {
     model: api === 'chat' ? provider.chat(settings.model) : provider.responses(settings.model),

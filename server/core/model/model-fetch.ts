@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
+import { type Dispatcher, fetch as undiciFetch, request } from 'undici';
 
 /** Statuses whose responses have no body (a `Response` refuses one). */
 const nullBodyStatuses = new Set([101, 204, 205, 304]);
@@ -49,10 +49,23 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
  * `TypeError('fetch failed')` with the cause, as with `fetch`, so the AI SDK's error handling
  * and retries see what they expect.
  */
-export const modelFetch: typeof fetch = async (input, init = {}) => {
+export const modelFetch: typeof fetch = createModelFetch();
+
+/**
+ * `modelFetch` through `dispatcher` (the outbound policy's checked connections), for both the
+ * `request` path and the `fetch` fallback. Without one, undici's global dispatcher.
+ */
+export function createModelFetch(dispatcher?: Dispatcher): typeof fetch {
+  const fallback: typeof fetch = dispatcher
+    ? ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch
+    : (input, init) => fetch(input, init);
+  return (input, init = {}) => fetchThroughRequest(input, init, fallback, dispatcher);
+}
+
+async function fetchThroughRequest(input: Parameters<typeof fetch>[0], init: RequestInit, fallback: typeof fetch, dispatcher: Dispatcher | undefined): Promise<Response> {
   const body = init.body ?? undefined;
   const simpleBody = body === undefined || typeof body === 'string' || body instanceof Uint8Array;
-  if ((typeof input !== 'string' && !(input instanceof URL)) || !simpleBody) return fetch(input, init);
+  if ((typeof input !== 'string' && !(input instanceof URL)) || !simpleBody) return fallback(input, init);
   init.signal?.throwIfAborted();
   let reply: Awaited<ReturnType<typeof request>>;
   try {
@@ -61,6 +74,7 @@ export const modelFetch: typeof fetch = async (input, init = {}) => {
       headers: plainHeaders(init.headers),
       body,
       ...(init.signal ? { signal: init.signal } : {}),
+      ...(dispatcher ? { dispatcher } : {}),
     });
   } catch (error) {
     if (init.signal?.aborted) throw init.signal.reason;
@@ -74,4 +88,4 @@ export const modelFetch: typeof fetch = async (input, init = {}) => {
     return new Response(null, { status, statusText, headers });
   }
   return new Response(webStream(reply.body), { status, statusText, headers });
-};
+}

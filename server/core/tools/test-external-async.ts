@@ -1,5 +1,6 @@
 import { tool } from 'ai';
 import { z } from 'zod';
+import { OutboundDestinationRefusedError } from '../outbound/outbound-policy.js';
 import { OutsideServiceError } from './search-service.js';
 import type { ToolFactory } from './tool-factory.js';
 
@@ -19,7 +20,10 @@ export const defaultWorkerUrl = 'http://127.0.0.1:4300/dispatch';
 export const testExternalAsyncFactory: ToolFactory = (toolConfig, context) => {
   const completionBaseUrl = String(toolConfig.completionBaseUrl ?? '');
   const completionBearerToken = String(toolConfig.completionBearerToken ?? '');
+  const accountChosen = typeof toolConfig.workerUrl === 'string';
   const workerUrl = typeof toolConfig.workerUrl === 'string' ? toolConfig.workerUrl : (context.environment.mockWorkerUrl ?? defaultWorkerUrl);
+  // The account's own workerUrl goes through the outbound policy; the operator's default does not.
+  const dispatchFetch = accountChosen ? (context.outboundFetch ?? context.fetch) : context.fetch;
   return {
     test_external_async: tool({
       description: 'Hands a task to an external worker. The result arrives later, after this turn.',
@@ -30,7 +34,7 @@ export const testExternalAsyncFactory: ToolFactory = (toolConfig, context) => {
           throw new Error('test_external_async must run with async: true and execution: "external-dispatch" (it only dispatches work)');
         }
         const completeUrl = new URL(asyncTool.completePath, completionBaseUrl.endsWith('/') ? completionBaseUrl : `${completionBaseUrl}/`).toString();
-        const response = await context.fetch(workerUrl, {
+        const response = await dispatchFetch(workerUrl, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({
@@ -42,6 +46,10 @@ export const testExternalAsyncFactory: ToolFactory = (toolConfig, context) => {
             completionHeaders: { Authorization: `Bearer ${completionBearerToken}` },
           }),
           signal: AbortSignal.timeout(10_000),
+        }).catch((error: unknown) => {
+          // A refusal by the outbound policy says why; other network errors stay as fetch reports them.
+          const cause = (error as { cause?: unknown }).cause;
+          throw cause instanceof OutboundDestinationRefusedError ? new Error(`test_external_async: ${cause.message}`) : error;
         });
         if (!response.ok) throw new OutsideServiceError('test_external_async', response.status, response.statusText);
         await response.body?.cancel();

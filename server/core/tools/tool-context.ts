@@ -26,7 +26,10 @@ export interface ToolContext {
   provider: OpenAIProvider;
   providerApi: 'responses' | 'chat';
   logger: Logger;
+  /** For destinations the operator chose (`ALPHA_BASE_URL`, `MOCK_WORKER_URL`). */
   fetch: typeof fetch;
+  /** For destinations the account chose (a tool's `workerUrl`): under the outbound policy. Default: `fetch`. */
+  outboundFetch?: typeof fetch;
 }
 
 export const defaultAlphaBaseUrl = 'https://api.tavily.com';

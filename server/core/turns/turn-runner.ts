@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateId, NoOutputGeneratedError, stepCountIs, streamText, type ModelMessage, type Tool, type ToolSet, type UIMessageChunk } from 'ai';
+import { AccountDisabledError, type AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agent } from '../agents/agent.js';
 import type { Agents } from '../agents/agents.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
@@ -99,6 +100,15 @@ export interface TurnRunnerOptions {
   /** Retries of a failed model call (the AI SDK's `maxRetries`, default 2). */
   modelMaxRetries?: number;
   limits?: TurnLimits;
+  /**
+   * Refuses a disabled account. Every turn passes here (webhooks, cron, the async worker,
+   * continuations, subagents, NATS), so no driver can forget the check.
+   */
+  accountCheck?: AccountStatusCheck;
+  /** The model client's `fetch` (default `modelFetch`): the outbound policy's, for the account's `baseURL`. */
+  modelFetch?: typeof fetch;
+  /** `fetch` for other destinations the account chose (a tool's `workerUrl`). Default: `fetch`. */
+  outboundFetch?: typeof fetch;
 }
 
 /** The limits a turn enforces (see `server/core/limits/service-limits.ts`). */
@@ -170,6 +180,7 @@ export class TurnRunner {
   async start(request: TurnRequest): Promise<StartedTurn> {
     const limits = this.options.limits;
     this.checkInput(request.input);
+    await this.options.accountCheck?.(request.accountId);
     const agent = await this.options.agents.load(request.accountId, request.agentId);
     if (request.transport === 'sse') {
       const tool = usesExternalDispatch(agent);
@@ -207,6 +218,7 @@ export class TurnRunner {
    * into the conversation and the model runs again, on the transport the group was made on.
    */
   async startContinuation(group: DispatchGroup): Promise<StartedTurn> {
+    await this.refuseContinuationOfDisabledAccount(group);
     const agent = await this.options.agents.load(group.accountId, group.agentId);
     const request: TurnRequest = {
       accountId: group.accountId,
@@ -239,12 +251,30 @@ export class TurnRunner {
     return started;
   }
 
+  /**
+   * A disabled account's continuation does not run: its status row ends `failed` with the
+   * reason and the group is marked finished, so recovery does not hand it over at every boot.
+   */
+  private async refuseContinuationOfDisabledAccount(group: DispatchGroup): Promise<void> {
+    try {
+      await this.options.accountCheck?.(group.accountId);
+    } catch (error) {
+      if (!(error instanceof AccountDisabledError)) throw error;
+      const timestamp = this.now().toISOString();
+      await this.options.asyncTools.events.update(group.delivery.eventId, (event) =>
+        event.status === 'completed' || event.status === 'failed' ? undefined : { ...event, status: 'failed', error: error.message, updatedAt: timestamp },
+      );
+      await this.options.asyncTools.settlement.finishContinuation(group.groupId);
+      throw error;
+    }
+  }
+
   private async begin(
     agent: Agent,
     request: TurnRequest,
     prepare: (state: ConversationState, turnId: string, timestamp: string) => { ready: boolean; announce?: SettledAsyncCall[] },
   ): Promise<StartedTurn> {
-    const agentModel = createAgentModel(agent.config);
+    const agentModel = createAgentModel(agent.config, this.options.modelFetch ? { fetch: this.options.modelFetch } : {});
     const turnId = `turn_${randomUUID()}`;
     const eventId = request.eventId ?? `evt_${randomUUID()}`;
     const holder: PassHolder = {};
@@ -261,6 +291,7 @@ export class TurnRunner {
         providerApi: agentModel.api,
         logger: this.options.logger,
         fetch: this.options.fetch ?? fetch,
+        outboundFetch: this.options.outboundFetch ?? this.options.fetch ?? fetch,
       };
       const wrapAsync = (name: string, original: Tool, toolConfig: Record<string, unknown>): Tool => ({
         ...original,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
+import { bearerToken } from '../bearer.js';
 import { accountView } from '../schemas.js';
 
 export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): void {
@@ -19,6 +20,8 @@ export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): 
         },
         response: { 201: { ...accountView, required: [...accountView.required, 'secret'], properties: { ...accountView.properties, secret: { type: 'string' } } } },
       },
+      // Before the body is read: a closed sign-up or a spent budget costs the service nothing.
+      onRequest: async (request) => core.accounts.checkSignup({ address: request.ip, bearer: bearerToken(request) }),
     },
     async (request, reply) => {
       const created = await core.accounts.create(request.body);
