@@ -5,7 +5,7 @@ import { CliError } from '../cli-error.js';
 import { formatFields, printJson, printText } from '../output.js';
 import { parseServiceUrl, serviceUrlFromEnvironment } from '../parse-values.js';
 import { checkProfileName, loadProfiles, profilesPath, saveProfile } from '../profiles.js';
-import { commandOptions, openAccountSession, withJsonOption } from '../session.js';
+import { commandOptions, openAccountSession, serveCommand, withJsonOption } from '../session.js';
 
 /** An account as the service shows it (never with its secret, except once at creation). */
 export interface Account {
@@ -44,7 +44,7 @@ export async function createAccount(context: CliContext, options: CreateAccountO
       `profile "${options.profile}" already exists (account ${existing.username}); pick another with --profile NAME, or replace it with --force`,
     );
   }
-  const accountService = createApiClient({ baseUrl: options.accountUrl, serviceName: 'account' });
+  const accountService = createApiClient({ baseUrl: options.accountUrl, serviceName: 'account', serveCommand: serveCommand(context) });
   const { secret, ...account } = await accountService.send<Account & { secret: string }>('POST', '/accounts', {
     body: { username: options.username, description: options.description },
   });
