@@ -87,6 +87,15 @@ describe('harness account show', () => {
 
   it('tells the user to create an account when there is no profile', async () => {
     const context = await createTestContext();
-    await expect(runInProcess(context, ['account', 'show'])).rejects.toThrow(/run `harness account create/);
+    await expect(runInProcess(context, ['account', 'show'])).rejects.toThrow(/create it with `harness account create --username NAME --description TEXT`$/);
+  });
+
+  it('for --profile nope under npx, prints commands that run as printed', async () => {
+    const context = await createTestContext({ env: { npm_command: 'exec' } });
+    const path = profilesPath(context.env, context.homeDir);
+    await saveProfile(path, 'demo', { accountUrl: 'http://127.0.0.1:9', agentUrl: 'http://127.0.0.1:9', accountId: 'acc_1', username: 'demo', secret: 'sk-demo' });
+    await expect(runInProcess(context, ['--profile', 'nope', 'account', 'show'])).rejects.toThrow(
+      `no profile "nope" in ${path} (saved profiles: demo): use a saved one, e.g. \`npx harness --profile demo account show\`, or create "nope" with \`npx harness --profile nope account create --username NAME --description TEXT\``,
+    );
   });
 });
