@@ -31,7 +31,7 @@ describe('harness account create', () => {
       default: { accountUrl: service.url, agentUrl: 'http://127.0.0.1:9', accountId: 'acc_1', username: 'alice', secret: 'sk_account_secret' },
     });
     expect(context.output()).toContain('acc_1');
-    expect(context.output()).toContain(`Saved as profile "default" in ${path}.`);
+    expect(context.output()).toContain(`Saved as profile "default" in ${path}. Try it: harness account show\n`);
     expect(context.output()).not.toContain('sk_account_secret');
   });
 
@@ -44,6 +44,23 @@ describe('harness account create', () => {
     const printed = JSON.parse(context.output()) as Record<string, unknown>;
     expect(printed).toMatchObject({ accountId: 'acc_1', username: 'alice', profile: 'work' });
     expect(printed.secret).toBeUndefined();
+  });
+
+  it('says how to use a profile other than default', async () => {
+    const service = await accountService();
+    const context = await createTestContext({ env: { HARNESS_ACCOUNT_URL: service.url, npm_command: 'exec' } });
+    await runInProcess(context, ['--profile', 'work', 'account', 'create', '--username', 'alice', '--description', 'tests']);
+    expect(context.output()).toContain(`Saved as profile "work" in ${profilesPath(context.env, context.homeDir)}. Try it: npx harness --profile work account show\n`);
+  });
+
+  it('under npx, says to run `npx harness serve` when the service is not listening', async () => {
+    const service = await accountService();
+    await service.close();
+    stub = undefined;
+    const context = await createTestContext({ env: { npm_command: 'exec' } });
+    await expect(runInProcess(context, ['account', 'create', '--username', 'alice', '--description', 'tests', '--account-url', service.url])).rejects.toThrow(
+      `cannot reach the account service at ${service.url}: is \`npx harness serve\` running?`,
+    );
   });
 
   it('prints the secret once with --show-secret', async () => {

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { createApiClient } from '../api-client.js';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
+import { commandHint } from '../command-hint.js';
 import { formatFields, printJson, printText } from '../output.js';
 import { parseServiceUrl, serviceUrlFromEnvironment } from '../parse-values.js';
 import { checkProfileName, loadProfiles, profilesPath, saveProfile } from '../profiles.js';
@@ -67,7 +68,7 @@ export async function createAccount(context: CliContext, options: CreateAccountO
     return;
   }
   printText(context.stdout, formatFields(accountFields(account)));
-  printText(context.stdout, `Saved as profile "${options.profile}" in ${path}.`);
+  printText(context.stdout, `Saved as profile "${options.profile}" in ${path}. Try it: ${commandHint(context.env, options.profile)('account', 'show')}`);
   if (options.showSecret) printText(context.stdout, `secret: ${secret}\n(shown once; it is also in the profile)`);
 }
 
