@@ -9,6 +9,8 @@ export interface ApiClientOptions {
   serviceName: string;
   /** The account secret, sent as `Authorization: Bearer <secret>` when present. */
   secret?: string;
+  /** The command that starts the services, named when they cannot be reached (default `harness serve`). */
+  serveCommand?: string;
 }
 
 export interface SendOptions {
@@ -80,10 +82,10 @@ export function errorFromReply(status: number, parsed: unknown, text: string, me
 }
 
 /** A failed connection, said in words that tell the user what to check. */
-export function connectionError(error: unknown, options: Pick<ApiClientOptions, 'baseUrl' | 'serviceName'>): CliError {
+export function connectionError(error: unknown, options: Pick<ApiClientOptions, 'baseUrl' | 'serviceName' | 'serveCommand'>): CliError {
   const code = (error as { code?: unknown }).code;
   if (code === 'ECONNREFUSED') {
-    return new CliError(`cannot reach the ${options.serviceName} service at ${options.baseUrl}: is \`harness serve\` running?`, { cause: error });
+    return new CliError(`cannot reach the ${options.serviceName} service at ${options.baseUrl}: is \`${options.serveCommand ?? 'harness serve'}\` running?`, { cause: error });
   }
   if (typeof code === 'string' && connectionErrorCodes.has(code)) {
     return new CliError(`cannot reach the ${options.serviceName} service at ${options.baseUrl} (${code})`, { cause: error });

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { CliContext } from './cli-context.js';
+import { defaultProfileName } from './command-hint.js';
 import { accountCommand } from './commands/account.js';
 import { agentCommand } from './commands/agent.js';
 import { asyncCommand } from './commands/async.js';
@@ -33,7 +34,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
   const program = new Command('harness')
     .description('run the harness service, manage accounts, agents and tools, and chat with agents')
     .version(version, '-V, --version')
-    .option('--profile <name>', 'saved profile to use (env HARNESS_PROFILE)', context.env.HARNESS_PROFILE || 'default')
+    .option('--profile <name>', 'saved profile to use (env HARNESS_PROFILE)', context.env.HARNESS_PROFILE || defaultProfileName)
     .addCommand(serveCommand(context))
     .addCommand(accountCommand(context))
     .addCommand(agentCommand(context))

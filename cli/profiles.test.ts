@@ -101,15 +101,20 @@ describe('selectProfile', () => {
   it('tells the user to run `harness account create` when there is no profile', async () => {
     const error = await selectProfile(path, 'default').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CliError);
-    expect((error as Error).message).toBe(
-      `no profile "default" in ${path}: run \`harness account create --username NAME --description TEXT\` first`,
+    expect((error as Error).message).toBe(`no profile "default" in ${path}: create it with \`harness account create --username NAME --description TEXT\``);
+  });
+
+  it('for --profile nope, names the profile before the subcommand and offers a saved one', async () => {
+    await saveProfile(path, 'default', alice);
+    await expect(selectProfile(path, 'nope')).rejects.toThrow(
+      `no profile "nope" in ${path} (saved profiles: default): use a saved one, e.g. \`harness account show\`, or create "nope" with \`harness --profile nope account create --username NAME --description TEXT\``,
     );
   });
 
-  it('lists the saved profiles and passes --profile on when another name is missing', async () => {
-    await saveProfile(path, 'default', alice);
-    await expect(selectProfile(path, 'work')).rejects.toThrow(
-      `no profile "work" in ${path} (saved profiles: default): run \`harness account create --username NAME --description TEXT\` --profile work first`,
+  it('under npx, the commands start with npx harness and name a saved profile other than default', async () => {
+    await saveProfile(path, 'demo', bob);
+    await expect(selectProfile(path, 'default', { npm_command: 'exec' })).rejects.toThrow(
+      `no profile "default" in ${path} (saved profiles: demo): use a saved one, e.g. \`npx harness --profile demo account show\`, or create "default" with \`npx harness account create --username NAME --description TEXT\``,
     );
   });
 

@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomically } from './atomic-write.js';
 import { CliError, UsageError } from './cli-error.js';
+import { commandHint } from './command-hint.js';
 
 /**
  * Saved profiles: which services to talk to and as which account. They live in
@@ -72,15 +73,19 @@ export async function saveProfile(path: string, name: string, profile: Profile):
   await writeFileAtomically(path, `${JSON.stringify({ profiles }, null, 2)}\n`, 0o600);
 }
 
-/** The named profile, or an error that tells the user how to create one. */
-export async function selectProfile(path: string, name: string): Promise<Profile> {
+/**
+ * The named profile, or an error whose commands create it or pick a saved one; `env` decides
+ * how those commands start (`harness` or `npx harness`).
+ */
+export async function selectProfile(path: string, name: string, env: Record<string, string | undefined> = {}): Promise<Profile> {
   checkProfileName(name);
   const profiles = await loadProfiles(path);
   const profile = Object.hasOwn(profiles, name) ? profiles[name] : undefined;
   if (profile) return profile;
+  const create = `\`${commandHint(env, name)('account', 'create', '--username', 'NAME', '--description', 'TEXT')}\``;
   const others = Object.keys(profiles);
-  const known = others.length > 0 ? ` (saved profiles: ${others.join(', ')})` : '';
-  throw new CliError(
-    `no profile "${name}" in ${path}${known}: run \`harness account create --username NAME --description TEXT\`${name === 'default' ? '' : ` --profile ${name}`} first`,
-  );
+  const [firstOther] = others;
+  if (firstOther === undefined) throw new CliError(`no profile "${name}" in ${path}: create it with ${create}`);
+  const useSaved = `\`${commandHint(env, firstOther)('account', 'show')}\``;
+  throw new CliError(`no profile "${name}" in ${path} (saved profiles: ${others.join(', ')}): use a saved one, e.g. ${useSaved}, or create "${name}" with ${create}`);
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createApiClient, type ApiClient } from './api-client.js';
 import type { CliContext } from './cli-context.js';
+import { commandHint } from './command-hint.js';
 import { profilesPath, selectProfile, type Profile } from './profiles.js';
 
 /** Options every command sees: the global `--profile` and the command's own `--json`. */
@@ -25,9 +26,14 @@ export interface AccountSession {
   accountService: ApiClient;
 }
 
+/** `harness serve` as this user runs it, for the message when a service cannot be reached. */
+export function serveCommand(context: CliContext): string {
+  return commandHint(context.env)('serve');
+}
+
 export async function openAccountSession(context: CliContext, profileName: string): Promise<AccountSession> {
-  const profile = await selectProfile(profilesPath(context.env, context.homeDir), profileName);
-  const accountService = createApiClient({ baseUrl: profile.accountUrl, serviceName: 'account', secret: profile.secret });
+  const profile = await selectProfile(profilesPath(context.env, context.homeDir), profileName, context.env);
+  const accountService = createApiClient({ baseUrl: profile.accountUrl, serviceName: 'account', secret: profile.secret, serveCommand: serveCommand(context) });
   return { profile, accountService };
 }
 
@@ -38,7 +44,7 @@ export interface AgentSession {
 }
 
 export async function openAgentSession(context: CliContext, profileName: string): Promise<AgentSession> {
-  const profile = await selectProfile(profilesPath(context.env, context.homeDir), profileName);
-  const agentService = createApiClient({ baseUrl: profile.agentUrl, serviceName: 'agent', secret: profile.secret });
+  const profile = await selectProfile(profilesPath(context.env, context.homeDir), profileName, context.env);
+  const agentService = createApiClient({ baseUrl: profile.agentUrl, serviceName: 'agent', secret: profile.secret, serveCommand: serveCommand(context) });
   return { profile, agentService };
 }

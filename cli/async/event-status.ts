@@ -56,6 +56,31 @@ export function statusLabel(event: Pick<EventStatus, 'status' | 'pendingAsyncToo
   }
 }
 
+/** The text parts of the assistant messages in `result.messages`, in order. */
+function assistantTextParts(messages: readonly unknown[]): string[] {
+  const parts: string[] = [];
+  for (const message of messages) {
+    if ((message as { role?: unknown } | undefined)?.role !== 'assistant') continue;
+    const content = (message as { content?: unknown }).content;
+    if (typeof content === 'string') parts.push(content);
+    else if (Array.isArray(content)) {
+      for (const part of content as { type?: unknown; text?: unknown }[]) if (part?.type === 'text' && typeof part.text === 'string') parts.push(part.text);
+    }
+  }
+  return parts.filter((part) => part !== '');
+}
+
+/**
+ * The reply's text, each text block on its own line as `harness chat -m` prints it. The
+ * service's `result.text` runs the blocks of a turn's steps together ("Searching.Found
+ * three."), so the blocks are taken from `result.messages` when it has them.
+ */
+export function replyText(result: EventStatus['result']): string {
+  const parts = Array.isArray(result?.messages) ? assistantTextParts(result.messages) : [];
+  if (parts.length === 0) return result?.text ?? '';
+  return parts.reduce((text, part) => (text === '' || text.endsWith('\n') ? text + part : `${text}\n${part}`), '');
+}
+
 /** The event's error as one line, whatever shape it came in. */
 export function errorText(error: unknown): string {
   if (typeof error === 'string') return error;

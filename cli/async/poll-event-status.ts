@@ -12,6 +12,8 @@ export interface PollOptions {
   signal: AbortSignal;
   /** Called with every answer, the first one included. */
   onUpdate(event: EventStatus): void;
+  /** The command that waits for the event again, named when the time runs out. */
+  resumeCommand: string;
 }
 
 /** The user stopped waiting; the event itself goes on in the service. */
@@ -57,7 +59,7 @@ export async function pollEventStatus(agentService: ApiClient, eventId: string, 
       options.onUpdate(event);
       if (isFinalStatus(event.status)) return event;
       if (options.timeoutMs > 0 && Date.now() - startedAt >= options.timeoutMs) {
-        throw new CliError(`event ${eventId} is still ${statusLabel(event)} after ${Math.round(options.timeoutMs / 1000)} s; check again with: harness status ${eventId} --wait`);
+        throw new CliError(`event ${eventId} is still ${statusLabel(event)} after ${Math.round(options.timeoutMs / 1000)} s; check again with: ${options.resumeCommand}`);
       }
     }
     await sleep(options.intervalMs, options.signal);

@@ -2,8 +2,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ApiClient } from '../api-client.js';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
+import { commandHint, verbatim, type CommandHint } from '../command-hint.js';
 import { printJson, printText } from '../output.js';
-import { errorText, formatPendingApprovals, type EventStatus } from './event-status.js';
+import { errorText, formatPendingApprovals, replyText, type EventStatus } from './event-status.js';
 import { pollEventStatus, PollStoppedError } from './poll-event-status.js';
 import { createProgressReporter } from './progress-reporter.js';
 
@@ -43,7 +44,8 @@ export interface EventOrigin {
  * Polls the event with a spinner (or progress lines) until it settles, and resolves with the
  * last status. Ctrl-C stops the waiting, not the event: exit 130 with the command to resume.
  */
-export async function waitForEvent(context: CliContext, agentService: ApiClient, eventId: string, options: WaitFlags & { json?: boolean }): Promise<EventStatus> {
+export async function waitForEvent(context: CliContext, agentService: ApiClient, eventId: string, options: WaitFlags & { json?: boolean; profile?: string }): Promise<EventStatus> {
+  const resumeCommand = commandHint(context.env, options.profile)('status', eventId, '--wait');
   const stop = new AbortController();
   let stoppedBy: string | undefined;
   void context.waitForShutdown().then((signal) => {
@@ -57,10 +59,11 @@ export async function waitForEvent(context: CliContext, agentService: ApiClient,
       timeoutMs: options.timeout * 1000,
       signal: stop.signal,
       onUpdate: (event) => reporter.update(event),
+      resumeCommand,
     });
   } catch (error) {
     if (error instanceof PollStoppedError) {
-      throw new CliError(`stopped waiting (${stoppedBy ?? 'signal'}); event ${eventId} goes on in the service: harness status ${eventId} --wait`, { exitCode: 130 });
+      throw new CliError(`stopped waiting (${stoppedBy ?? 'signal'}); event ${eventId} goes on in the service: ${resumeCommand}`, { exitCode: 130 });
     }
     throw error;
   } finally {
@@ -68,16 +71,19 @@ export async function waitForEvent(context: CliContext, agentService: ApiClient,
   }
 }
 
-/** How to answer pending approvals: `harness async` again with the tool message (contract §6). */
-export function approvalHint(origin: EventOrigin, approvalIds: readonly string[]): string {
-  const agentId = origin.agentId ?? '<agentId>';
-  const conversation = origin.conversationKey ?? '<conversationKey>';
-  const ids = approvalIds.length > 0 ? approvalIds : ['<approvalId>'];
-  const flags = (flag: string): string => ids.map((approvalId) => `${flag} ${approvalId}`).join(' ');
+/**
+ * How to answer pending approvals: `harness async` again with the tool message (contract §6).
+ * This works for any conversation, whichever route (chat, async, NATS) asked.
+ */
+export function approvalHint(hint: CommandHint, origin: EventOrigin, approvalIds: readonly string[]): string {
+  const agentId = origin.agentId ?? verbatim('<agentId>');
+  const conversation = origin.conversationKey ?? verbatim('<conversationKey>');
+  const ids = approvalIds.length > 0 ? approvalIds : [verbatim('<approvalId>')];
+  const flags = (flag: string) => ids.flatMap((approvalId) => [flag, approvalId]);
   return [
     'Answer with:',
-    `  harness async ${agentId} --conversation ${conversation} ${flags('--approve')} --wait`,
-    `  harness async ${agentId} --conversation ${conversation} ${flags('--deny')} --reason "..." --wait`,
+    `  ${hint('async', agentId, '--conversation', conversation, ...flags('--approve'), '--wait')}`,
+    `  ${hint('async', agentId, '--conversation', conversation, ...flags('--deny'), '--reason', verbatim('"..."'), '--wait')}`,
     '(or approve some and deny others in one command)',
   ].join('\n');
 }
@@ -87,15 +93,15 @@ export function approvalHint(origin: EventOrigin, approvalIds: readonly string[]
  * command that answers them (exit 0); a failure as an error (exit 1). With `--json`, the
  * status document (a failure still exits 1).
  */
-export function printSettledEvent(context: CliContext, event: EventStatus, options: EventOrigin & { json?: boolean }): void {
+export function printSettledEvent(context: CliContext, event: EventStatus, options: EventOrigin & { json?: boolean; profile?: string }): void {
   if (options.json) {
     printJson(context.stdout, options.conversationKey === undefined ? event : { ...event, conversationKey: options.conversationKey });
   } else if (event.status === 'completed') {
-    printText(context.stdout, event.result?.text ?? '');
+    printText(context.stdout, replyText(event.result));
   } else if (event.status === 'awaiting_approval') {
     const approvals = event.pendingApprovals ?? [];
     printText(context.stdout, `Event ${event.eventId} is waiting for approval:\n${formatPendingApprovals(approvals)}`);
-    printText(context.stdout, approvalHint(options, approvals.map((approval) => approval.approvalId)));
+    printText(context.stdout, approvalHint(commandHint(context.env, options.profile), options, approvals.map((approval) => approval.approvalId)));
   }
   if (event.status === 'failed') throw new CliError(`event ${event.eventId} failed: ${errorText(event.error)}`);
 }

@@ -104,4 +104,34 @@ describe('ChatApp', () => {
     const frame = await frameWhere(lastFrame, (frame) => frame.includes('✗ harness: cannot reach the agent service'));
     expect(frame).toContain('› █');
   });
+
+  it('Esc leaves the reason prompt and goes back to y/n', async () => {
+    const source = scriptedChatSource([approvalRequest, reply('Done.')]);
+    const session = new ChatSession({ source, conversationKey: 'c1' });
+    const { lastFrame, stdin } = render(<ChatApp session={session} agentId="helper" historyLength={0} />);
+    await type(stdin, 'search twice');
+    stdin.write('\r');
+    await frameWhere(lastFrame, (frame) => frame.includes('Approval 1 of 2'));
+    await type(stdin, 'n');
+    const reasonFrame = await frameWhere(lastFrame, (frame) => frame.includes('Reason for denying'));
+    expect(reasonFrame).toContain('Esc goes back');
+    await type(stdin, 'oops');
+    stdin.write('\u001b');
+    await frameWhere(lastFrame, (frame) => frame.includes('y approve · n deny') && frame.includes('Approval 1 of 2'));
+    await type(stdin, 'y');
+    await frameWhere(lastFrame, (frame) => frame.includes('Approval 2 of 2'));
+    await type(stdin, 'y');
+    await frameWhere(lastFrame, (frame) => frame.includes('Done.'));
+    expect(source.requests[1]?.message).toMatchObject({ content: [{ approvalId: 'ap1', approved: true }, { approvalId: 'ap2', approved: true }] });
+  });
+
+  it('sends pasted text whose Enter arrives in the same write', async () => {
+    const source = scriptedChatSource([reply('Echo: pasted line')]);
+    const session = new ChatSession({ source, conversationKey: 'c1' });
+    const { lastFrame, stdin } = render(<ChatApp session={session} agentId="helper" historyLength={0} />);
+    await frameWhere(lastFrame, (frame) => frame.includes('› █'));
+    stdin.write('pasted line\r');
+    await frameWhere(lastFrame, (frame) => frame.includes('Echo: pasted line'));
+    expect(source.requests).toEqual([{ conversationKey: 'c1', message: 'pasted line' }]);
+  });
 });

@@ -53,4 +53,41 @@ describe('chat keys', () => {
     expect(press(denying, '\u001b', { pending, key: { escape: true } })).toMatchObject({ denying: false, reason: '' });
     expect(enter(press(initialKeyState, 'n', { pending }), { pending }).effect).toEqual({ kind: 'answer', answers: [{ approvalId: 'ap1', approved: false }] });
   });
+
+  it('Escape leaves the reason prompt with the flags Ink gives it (escape and meta)', () => {
+    const pending = requests.slice(0, 1);
+    const denying = press(press(initialKeyState, 'n', { pending }), 'why', { pending });
+    // Ink passes Esc as empty input with escape and meta set.
+    expect(reduceKey(denying, { typed: '', key: { escape: true, meta: true }, pending, busy: false })).toMatchObject({ denying: false, reason: '' });
+    // Other keys with meta are still ignored.
+    expect(press(denying, 'x', { pending, key: { meta: true } })).toBe(denying);
+  });
+
+  it('sends pasted text whose Enter came in the same write', () => {
+    const once = (state: KeyState, typed: string, options: { pending?: typeof requests; busy?: boolean } = {}) =>
+      reduceKey(state, { typed, key: {}, pending: options.pending ?? [], busy: options.busy ?? false });
+    expect(once(initialKeyState, 'hello there\r')).toMatchObject({ input: '', effect: { kind: 'send', text: 'hello there' }, effectId: 1 });
+    expect(once(press(initialKeyState, 'say '), 'hi\n')).toMatchObject({ input: '', effect: { kind: 'send', text: 'say hi' } });
+    // A pasted message of several lines goes whole; what follows the last line break stays typed.
+    expect(once(initialKeyState, 'first line\r\nsecond line\rdraft')).toMatchObject({ input: 'draft', effect: { kind: 'send', text: 'first line\nsecond line' }, effectId: 1 });
+    // While a reply streams it is kept, not lost.
+    expect(once(initialKeyState, 'later\r', { busy: true })).toMatchObject({ input: 'later', effectId: 0 });
+  });
+
+  it('takes y, n and a reason each followed by Enter in one write', () => {
+    const once = (state: KeyState, typed: string) => reduceKey(state, { typed, key: {}, pending: requests, busy: false });
+    expect(once(initialKeyState, 'y\r')).toMatchObject({ answers: [{ approvalId: 'ap1', approved: true }], effectId: 0 });
+    expect(once(once(initialKeyState, 'y\r'), 'n\rnot b\r')).toMatchObject({
+      effect: {
+        kind: 'answer',
+        answers: [
+          { approvalId: 'ap1', approved: true },
+          { approvalId: 'ap2', approved: false, reason: 'not b' },
+        ],
+      },
+      effectId: 1,
+    });
+    // Text after the Enter that sent the answers waits in the input.
+    expect(once(initialKeyState, 'y\ry\rhello\r')).toMatchObject({ effect: { kind: 'answer' }, effectId: 1, input: 'hello\n' });
+  });
 });

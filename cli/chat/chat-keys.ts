@@ -50,8 +50,11 @@ export function currentApproval(state: KeyState, pending: readonly ApprovalReque
 }
 
 function edit(line: string, typed: string, key: KeyFlags): string {
-  return key.backspace || key.delete ? line.slice(0, -1) : line + typed.replace(/[\r\n]/g, '');
+  return key.backspace || key.delete ? line.slice(0, -1) : line + typed;
 }
+
+/** A line break that ends what was typed: Enter arriving in the same write as pasted text. */
+const lineBreak = /\r\n|\r|\n/;
 
 function withEffect(state: KeyState, effect: ChatEffect): KeyState {
   return { ...state, effect, effectId: state.effectId + 1 };
@@ -64,8 +67,44 @@ function answer(state: KeyState, given: ApprovalAnswer, pending: readonly Approv
   return answers.length < pending.length ? { ...next, answers } : withEffect({ ...next, answers: [] }, { kind: 'answer', answers });
 }
 
-export function reduceKey(state: KeyState, { typed, key, pending, busy }: KeyPress): KeyState {
+/**
+ * One write from the terminal. Ink reports a lone Enter as `key.return`, but text pasted
+ * with its Enter (`hello\r`, or a script writing a whole line) arrives as one string, so a
+ * line break in it is an Enter: after `y`/`n` it is ignored (they need none), after a reason
+ * it sends the reason, and a message runs up to the last line break (a pasted message of
+ * several lines is sent whole, its line breaks kept). Text after the last line break, or
+ * after the Enter that sent something, stays in the input.
+ */
+export function reduceKey(state: KeyState, press: KeyPress): KeyState {
+  const { typed, key } = press;
+  // Ink sets meta for Esc, so Esc is read before modified keys are ignored.
+  if (key.escape) return reduceOneKey(state, press);
   if (key.ctrl || key.meta) return state;
+  if (key.return || !lineBreak.test(typed)) return reduceOneKey(state, press);
+  const type = (current: KeyState, text: string): KeyState => (text === '' ? current : reduceOneKey(current, { ...press, typed: text }));
+  const enter = (current: KeyState): KeyState => reduceOneKey(current, { ...press, typed: '\r', key: { return: true } });
+  let next = state;
+  let rest = typed;
+  for (let found = rest.match(lineBreak); found?.index !== undefined; found = rest.match(lineBreak)) {
+    // One effect per write: what follows the Enter that caused it stays in the input (the
+    // pending requests of this press are answered by now, so it cannot be read as y/n).
+    if (next.effectId !== state.effectId) return { ...next, input: next.input + rest.replace(/\r\n?/g, '\n') };
+    const request = currentApproval(next, press.pending);
+    if (!request) {
+      const lastBreak = [...rest.matchAll(new RegExp(lineBreak, 'g'))].at(-1) ?? found;
+      const end = (lastBreak.index ?? 0) + lastBreak[0].length;
+      next = enter(type(next, rest.slice(0, lastBreak.index).replace(new RegExp(lineBreak, 'g'), '\n')));
+      rest = rest.slice(end);
+      break;
+    }
+    const line = rest.slice(0, found.index);
+    rest = rest.slice(found.index + found[0].length);
+    next = next.denying ? enter(type(next, line)) : type(next, line.trim());
+  }
+  return type(next, rest);
+}
+
+function reduceOneKey(state: KeyState, { typed, key, pending, busy }: KeyPress): KeyState {
   const request = currentApproval(state, pending);
   if (request && !state.denying) {
     const choice = typed.toLowerCase();

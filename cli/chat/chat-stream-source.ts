@@ -48,12 +48,14 @@ export interface HttpChatSourceOptions {
   agentUrl: string;
   agentId: string;
   secret: string;
+  /** Named when the agent service cannot be reached (see `ApiClientOptions.serveCommand`). */
+  serveCommand?: string;
 }
 
 /** `POST {agentUrl}/agents/{agentId}/chat` with `Accept: text/event-stream`. */
 export function createHttpChatSource(options: HttpChatSourceOptions): ChatStreamSource {
   const url = joinUrl(options.agentUrl, `/agents/${encodeURIComponent(options.agentId)}/chat`);
   return {
-    open: (request, signal) => requestUiMessageStream({ url, secret: options.secret, body: request, signal }),
+    open: (request, signal) => requestUiMessageStream({ url, secret: options.secret, body: request, signal, serveCommand: options.serveCommand }),
   };
 }

@@ -261,9 +261,11 @@ export interface TurnSummary {
   approvals: ApprovalRecord[];
 }
 
-export function summarizeTurn(transcript: ChatTranscript, fromEntry = 0): TurnSummary {
+/** `earlierCalls`: tool calls before `fromEntry` that this run answered (approvals left pending in the history). */
+export function summarizeTurn(transcript: ChatTranscript, fromEntry = 0, earlierCalls: ReadonlySet<string> = new Set()): TurnSummary {
   const entries = transcript.entries.slice(fromEntry);
-  const calls = entries.filter((entry): entry is ToolCallEntry => entry.kind === 'tool-call');
+  const earlier = transcript.entries.slice(0, fromEntry).filter((entry): entry is ToolCallEntry => entry.kind === 'tool-call' && earlierCalls.has(entry.toolCallId));
+  const calls = [...earlier, ...entries.filter((entry): entry is ToolCallEntry => entry.kind === 'tool-call')];
   const callIds = new Set(calls.map((call) => call.toolCallId));
   return {
     text: entries

@@ -58,10 +58,10 @@ describe('chat entries', () => {
     );
   });
 
-  it('asks for a reason after n', () => {
+  it('asks for a reason after n, and says Esc goes back', () => {
     const request = { approvalId: 'ap1', toolCallId: 't1', toolName: 'x', input: {} };
     expect(render(<ApprovalPrompt request={request} position={1} total={1} mode="reason" reason="too costly" />).lastFrame()).toContain(
-      'Reason for denying (Enter to send): too costly',
+      'Reason for denying (Enter sends, empty for none; Esc goes back): too costly',
     );
   });
 });

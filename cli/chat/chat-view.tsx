@@ -44,7 +44,7 @@ export function ApprovalPrompt({ request, position, total, mode, reason }: { req
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
       <Text bold>{`Approval ${position} of ${total}: ${formatApprovalQuestion(request)}`}</Text>
-      {mode === 'decide' ? <Text>y approve · n deny</Text> : <Text>{`Reason for denying (Enter to send): ${reason}█`}</Text>}
+      {mode === 'decide' ? <Text>y approve · n deny</Text> : <Text>{`Reason for denying (Enter sends, empty for none; Esc goes back): ${reason}█`}</Text>}
     </Box>
   );
 }

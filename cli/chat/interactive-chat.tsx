@@ -1,5 +1,6 @@
 import { render } from 'ink';
 import type { CliContext } from '../cli-context.js';
+import type { CommandHint } from '../command-hint.js';
 import { ChatApp } from './chat-app.js';
 import type { ChatSession } from './chat-session.js';
 
@@ -7,7 +8,7 @@ import type { ChatSession } from './chat-session.js';
  * Runs the Ink chat on the terminal until the user leaves (`/exit`, Ctrl-C), then prints
  * the conversation key so the user can come back to it.
  */
-export async function runInteractiveChat(context: CliContext, options: { session: ChatSession; agentId: string; historyLength: number }): Promise<void> {
+export async function runInteractiveChat(context: CliContext, options: { session: ChatSession; agentId: string; historyLength: number; hint: CommandHint }): Promise<void> {
   const app = render(<ChatApp session={options.session} agentId={options.agentId} historyLength={options.historyLength} />, {
     // Only reached when both are terminals, which only the process streams are.
     stdout: context.stdout as NodeJS.WriteStream,
@@ -20,5 +21,5 @@ export async function runInteractiveChat(context: CliContext, options: { session
   // A reply still streaming would keep the process alive; the user has left.
   options.session.close();
   // Ink leaves the cursor at the end of its last frame.
-  context.stdout.write(`\nconversation: ${options.session.conversationKey} (continue with: harness chat ${options.agentId} --conversation ${options.session.conversationKey})\n`);
+  context.stdout.write(`\nconversation: ${options.session.conversationKey} (continue with: ${options.hint('chat', options.agentId, '--conversation', options.session.conversationKey)})\n`);
 }

@@ -63,6 +63,8 @@ export interface UiStreamRequest {
   /** Serialised as the JSON body. */
   body: unknown;
   signal?: AbortSignal;
+  /** Named when the service cannot be reached (see `ApiClientOptions.serveCommand`). */
+  serveCommand?: string;
 }
 
 /**
@@ -77,7 +79,7 @@ export async function requestUiMessageStream(options: UiStreamRequest): Promise<
   try {
     reply = await request(options.url, { method: 'POST', headers, body: JSON.stringify(options.body), signal: options.signal });
   } catch (error) {
-    throw connectionError(error, { baseUrl: new URL(options.url).origin, serviceName: 'agent' });
+    throw connectionError(error, { baseUrl: new URL(options.url).origin, serviceName: 'agent', serveCommand: options.serveCommand });
   }
   const path = new URL(options.url).pathname;
   if (reply.statusCode >= 400) {

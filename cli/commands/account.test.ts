@@ -31,7 +31,7 @@ describe('harness account create', () => {
       default: { accountUrl: service.url, agentUrl: 'http://127.0.0.1:9', accountId: 'acc_1', username: 'alice', secret: 'sk_account_secret' },
     });
     expect(context.output()).toContain('acc_1');
-    expect(context.output()).toContain(`Saved as profile "default" in ${path}.`);
+    expect(context.output()).toContain(`Saved as profile "default" in ${path}. Try it: harness account show\n`);
     expect(context.output()).not.toContain('sk_account_secret');
   });
 
@@ -44,6 +44,23 @@ describe('harness account create', () => {
     const printed = JSON.parse(context.output()) as Record<string, unknown>;
     expect(printed).toMatchObject({ accountId: 'acc_1', username: 'alice', profile: 'work' });
     expect(printed.secret).toBeUndefined();
+  });
+
+  it('says how to use a profile other than default', async () => {
+    const service = await accountService();
+    const context = await createTestContext({ env: { HARNESS_ACCOUNT_URL: service.url, npm_command: 'exec' } });
+    await runInProcess(context, ['--profile', 'work', 'account', 'create', '--username', 'alice', '--description', 'tests']);
+    expect(context.output()).toContain(`Saved as profile "work" in ${profilesPath(context.env, context.homeDir)}. Try it: npx harness --profile work account show\n`);
+  });
+
+  it('under npx, says to run `npx harness serve` when the service is not listening', async () => {
+    const service = await accountService();
+    await service.close();
+    stub = undefined;
+    const context = await createTestContext({ env: { npm_command: 'exec' } });
+    await expect(runInProcess(context, ['account', 'create', '--username', 'alice', '--description', 'tests', '--account-url', service.url])).rejects.toThrow(
+      `cannot reach the account service at ${service.url}: is \`npx harness serve\` running?`,
+    );
   });
 
   it('prints the secret once with --show-secret', async () => {
@@ -87,6 +104,15 @@ describe('harness account show', () => {
 
   it('tells the user to create an account when there is no profile', async () => {
     const context = await createTestContext();
-    await expect(runInProcess(context, ['account', 'show'])).rejects.toThrow(/run `harness account create/);
+    await expect(runInProcess(context, ['account', 'show'])).rejects.toThrow(/create it with `harness account create --username NAME --description TEXT`$/);
+  });
+
+  it('for --profile nope under npx, prints commands that run as printed', async () => {
+    const context = await createTestContext({ env: { npm_command: 'exec' } });
+    const path = profilesPath(context.env, context.homeDir);
+    await saveProfile(path, 'demo', { accountUrl: 'http://127.0.0.1:9', agentUrl: 'http://127.0.0.1:9', accountId: 'acc_1', username: 'demo', secret: 'sk-demo' });
+    await expect(runInProcess(context, ['--profile', 'nope', 'account', 'show'])).rejects.toThrow(
+      `no profile "nope" in ${path} (saved profiles: demo): use a saved one, e.g. \`npx harness --profile demo account show\`, or create "nope" with \`npx harness --profile nope account create --username NAME --description TEXT\``,
+    );
   });
 });

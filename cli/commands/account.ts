@@ -2,10 +2,11 @@ import { Command } from 'commander';
 import { createApiClient } from '../api-client.js';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
+import { commandHint } from '../command-hint.js';
 import { formatFields, printJson, printText } from '../output.js';
 import { parseServiceUrl, serviceUrlFromEnvironment } from '../parse-values.js';
 import { checkProfileName, loadProfiles, profilesPath, saveProfile } from '../profiles.js';
-import { commandOptions, openAccountSession, withJsonOption } from '../session.js';
+import { commandOptions, openAccountSession, serveCommand, withJsonOption } from '../session.js';
 
 /** An account as the service shows it (never with its secret, except once at creation). */
 export interface Account {
@@ -44,7 +45,7 @@ export async function createAccount(context: CliContext, options: CreateAccountO
       `profile "${options.profile}" already exists (account ${existing.username}); pick another with --profile NAME, or replace it with --force`,
     );
   }
-  const accountService = createApiClient({ baseUrl: options.accountUrl, serviceName: 'account' });
+  const accountService = createApiClient({ baseUrl: options.accountUrl, serviceName: 'account', serveCommand: serveCommand(context) });
   const { secret, ...account } = await accountService.send<Account & { secret: string }>('POST', '/accounts', {
     body: { username: options.username, description: options.description },
   });
@@ -67,7 +68,7 @@ export async function createAccount(context: CliContext, options: CreateAccountO
     return;
   }
   printText(context.stdout, formatFields(accountFields(account)));
-  printText(context.stdout, `Saved as profile "${options.profile}" in ${path}.`);
+  printText(context.stdout, `Saved as profile "${options.profile}" in ${path}. Try it: ${commandHint(context.env, options.profile)('account', 'show')}`);
   if (options.showSecret) printText(context.stdout, `secret: ${secret}\n(shown once; it is also in the profile)`);
 }
 

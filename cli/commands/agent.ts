@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
+import { commandHint, verbatim } from '../command-hint.js';
 import { CliError } from '../cli-error.js';
 import { formatFields, formatTable, printJson, printText } from '../output.js';
 import { readStdin } from '../read-stdin.js';
@@ -32,7 +33,7 @@ export async function listAgents(context: CliContext, options: CommonOptions): P
   const { accountService } = await openAccountSession(context, options.profile);
   const reply = await accountService.send<{ agents: Agent[] }>('GET', '/accounts/me/agents');
   if (options.json) return printJson(context.stdout, reply);
-  if (reply.agents.length === 0) return printText(context.stdout, 'No agents yet: create one with `harness agent put <agentId> --file config.json`.');
+  if (reply.agents.length === 0) return printText(context.stdout, `No agents yet: create one with \`${commandHint(context.env, options.profile)('agent', 'put', verbatim('<agentId>'), '--file', 'config.json')}\`.`);
   const rows = reply.agents.map((agent) => [agent.agentId, enabledTools(agent), agent.updatedAt]);
   printText(context.stdout, formatTable(['AGENT', 'TOOLS', 'UPDATED'], rows));
 }

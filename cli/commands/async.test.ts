@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../cli-error.js';
+import { loadProfiles, profilesPath, saveProfile } from '../profiles.js';
 import { runInProcess } from '../test-support/run-in-process.js';
 import { signedInStubPerTest } from '../test-support/signed-in-stub.js';
 import type { RecordedRequest, StubReply } from '../test-support/stub-service.js';
@@ -31,6 +32,18 @@ describe('harness async', () => {
     expect(context.output()).toBe(
       'event:        evt_1\nstatus url:   http://agent.test/status/evt_1\nconversation: c1\nFollow it with: harness status evt_1 --wait\n',
     );
+  });
+
+  it('names the profile (here from HARNESS_PROFILE) and npx in the commands it prints', async () => {
+    const { context } = await setup(asyncService([{ status: 'awaiting_approval', pendingApprovals: [{ approvalId: 'ap1', toolName: 'alphaSearch' }] }]), {
+      env: { npm_command: 'exec', HARNESS_PROFILE: 'demo' },
+    });
+    const path = profilesPath(context.env, context.homeDir);
+    await saveProfile(path, 'demo', (await loadProfiles(path)).default!);
+    await runInProcess(context, ['async', 'helper', '-m', 'hello', '--conversation', 'c1']);
+    expect(context.output()).toContain('Follow it with: npx harness --profile demo status evt_1 --wait\n');
+    await runInProcess(context, ['async', 'helper', '-m', 'hello', '--conversation', 'c1', '--wait', '--interval', '1']);
+    expect(context.output()).toContain('  npx harness --profile demo async helper --conversation c1 --approve ap1 --wait\n');
   });
 
   it('makes up a conversation key and prints one JSON line with --json', async () => {

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { UsageError } from '../cli-error.js';
+import { commandHint } from '../command-hint.js';
 import { formatFields, printJson, printText } from '../output.js';
 import { commandOptions, openAgentSession, withJsonOption, type CommonOptions } from '../session.js';
 import { printSettledEvent, waitForEvent, withWaitOptions, type WaitFlags } from '../async/wait-for-event.js';
@@ -59,13 +60,13 @@ export async function runAsync(context: CliContext, agentId: string, options: As
   if (!options.wait) {
     if (options.json) return printJson(context.stdout, { ...accepted, conversationKey });
     printText(context.stdout, formatFields([['event', accepted.eventId], ['status url', accepted.statusUrl], ['conversation', conversationKey]]));
-    printText(context.stdout, `Follow it with: harness status ${accepted.eventId} --wait`);
+    printText(context.stdout, `Follow it with: ${commandHint(context.env, options.profile)('status', accepted.eventId, '--wait')}`);
     return;
   }
   // On stderr, so stdout carries only the answer; the key is how this conversation is continued.
   if (!options.json) context.stderr.write(`event ${accepted.eventId} (conversation ${conversationKey})\n`);
   const event = await waitForEvent(context, agentService, accepted.eventId, options);
-  printSettledEvent(context, event, { json: options.json, agentId, conversationKey });
+  printSettledEvent(context, event, { json: options.json, agentId, conversationKey, profile: options.profile });
 }
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];

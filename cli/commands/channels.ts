@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
 import { channelProviders } from '../../server/core/channels/channel-adapters.js';
 import type { CliContext } from '../cli-context.js';
+import { commandHint, verbatim } from '../command-hint.js';
 import { CliError, UsageError } from '../cli-error.js';
 import { formatTable, printJson, printText } from '../output.js';
 import { readStdin } from '../read-stdin.js';
@@ -98,7 +99,7 @@ export async function listChannels(context: CliContext, agentId: string, options
   }));
   if (options.json) return printJson(context.stdout, { agentId: agent.agentId, channels });
   if (channels.length === 0) {
-    return printText(context.stdout, `Agent ${agent.agentId} has no channels: add one with \`harness channels set ${agent.agentId} <provider> ...\`.`);
+    return printText(context.stdout, `Agent ${agent.agentId} has no channels: add one with \`${commandHint(context.env, options.profile)('channels', 'set', agent.agentId, verbatim('<provider> ...'))}\`.`);
   }
   const rows = channels.map((channel) => [
     channel.provider,

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { UIMessageChunk } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { denyAllReason } from '../chat/chat-session.js';
+import type { ConversationHistory } from '../chat/conversation-history.js';
 import { profilesPath, saveProfile } from '../profiles.js';
-import { startChatStub, type ChatStubReply } from '../test-support/chat-stub.js';
+import { startChatStub, type ChatStubOptions, type ChatStubReply } from '../test-support/chat-stub.js';
 import { runInProcess } from '../test-support/run-in-process.js';
 import type { RecordedRequest } from '../test-support/stub-service.js';
 import { createTestContext } from '../test-support/test-context.js';
@@ -19,10 +20,19 @@ afterEach(async () => {
   stub = undefined;
 });
 
-async function setup(handler: (request: RecordedRequest, index: number) => ChatStubReply) {
-  stub = await startChatStub(handler);
-  const context = await createTestContext();
-  await saveProfile(profilesPath(context.env, context.homeDir), 'default', { accountUrl: 'http://127.0.0.1:9', agentUrl: stub.url, accountId: 'acc_1', username: 'alice', secret: 'sk-chat' });
+async function setup(
+  handler: (request: RecordedRequest, index: number) => ChatStubReply,
+  options: { profile?: string; env?: Record<string, string>; conversations?: ChatStubOptions['conversations'] } = {},
+) {
+  stub = await startChatStub(handler, { conversations: options.conversations });
+  const context = await createTestContext({ env: options.env });
+  await saveProfile(profilesPath(context.env, context.homeDir), options.profile ?? 'default', {
+    accountUrl: 'http://127.0.0.1:9',
+    agentUrl: stub.url,
+    accountId: 'acc_1',
+    username: 'alice',
+    secret: 'sk-chat',
+  });
   return { context, service: stub };
 }
 
@@ -32,6 +42,16 @@ const body = (request: RecordedRequest | undefined): { conversationKey: string; 
 const { approvalId: recordedApprovalId, toolCallId: recordedToolCallId } = fixture('approval-request').find((chunk) => chunk.type === 'tool-approval-request') as {
   approvalId: string;
   toolCallId: string;
+};
+
+/** A stored conversation whose last turn stopped at the recorded approval request. */
+const waitingConversation: ConversationHistory = {
+  conversationKey: 'c1',
+  messages: [
+    { role: 'user', content: 'search: dogs' },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: recordedToolCallId, toolName: 'alphaSearch', input: { query: 'dogs' } }, { type: 'tool-approval-request', approvalId: recordedApprovalId, toolCallId: recordedToolCallId }] },
+  ],
+  pendingApprovals: [{ approvalId: recordedApprovalId, toolCallId: recordedToolCallId, toolName: 'alphaSearch', input: { query: 'dogs' } }],
 };
 
 describe('harness chat -m', () => {
@@ -90,12 +110,66 @@ describe('harness chat -m', () => {
     expect(context.errors()).toBe('');
   });
 
-  it('without a policy and without a terminal, an approval request is an error that names the flags', async () => {
+  it('without a policy and without a terminal, an approval request is an error that says how to answer it', async () => {
     const { context, service } = await setup(() => ({ chunks: fixture('approval-request') }));
     const run = runInProcess(context, ['chat', 'helper', '--conversation', 'c1', '-m', 'search: dogs']);
     await expect(run).rejects.toMatchObject({ exitCode: 1 });
-    await expect(run).rejects.toThrow(/waiting for approval: Run alphaSearch \{"query":"dogs"\}\? .*Pass --approve-all or --deny-all/);
+    await expect(run).rejects.toThrow(
+      `the agent is waiting for approval: Run alphaSearch {"query":"dogs"}? (approval ${recordedApprovalId}). It stays pending in conversation c1; answer it with ` +
+        `\`harness async helper --conversation c1 --approve ${recordedApprovalId} --wait\` or \`harness async helper --conversation c1 --deny ${recordedApprovalId} --reason "..." --wait\``,
+    );
     expect(service.requests).toHaveLength(1);
+  });
+
+  it('names the profile and the npx prefix in the commands it prints', async () => {
+    const { context } = await setup(() => ({ chunks: fixture('approval-request') }), { profile: 'demo', env: { npm_command: 'exec' } });
+    const run = runInProcess(context, ['--profile', 'demo', 'chat', 'helper', '-m', 'search: dogs']);
+    await expect(run).rejects.toThrow(`answer it with \`npx harness --profile demo async helper --conversation `);
+    const key = /^conversation: (cli-\d+-[0-9a-f]{6}) /.exec(context.errors().split('\n').at(-2) ?? '')?.[1];
+    expect(context.errors()).toContain(`conversation: ${key} (continue with: npx harness --profile demo chat helper --conversation ${key})\n`);
+  });
+
+  it('quotes a conversation key with a space in the continue command', async () => {
+    const { context } = await setup(() => ({ chunks: fixture('approval-request') }));
+    await expect(runInProcess(context, ['chat', 'helper', '--conversation', 'my chat', '-m', 'search: dogs'])).rejects.toThrow(
+      `\`harness async helper --conversation 'my chat' --approve ${recordedApprovalId} --wait\``,
+    );
+  });
+
+  it('never denies silently: a message to a conversation waiting for approval is not sent without a way to answer it', async () => {
+    const { context, service } = await setup(() => ({ chunks: fixture('plain-reply') }), { conversations: { c1: waitingConversation } });
+    const run = runInProcess(context, ['chat', 'helper', '--conversation', 'c1', '-m', 'next question']);
+    await expect(run).rejects.toMatchObject({ exitCode: 1 });
+    await expect(run).rejects.toThrow(
+      `conversation c1 is waiting for approval: Run alphaSearch {"query":"dogs"}? (approval ${recordedApprovalId}); a new message would deny it, so nothing was sent. ` +
+        `Answer it with \`harness async helper --conversation c1 --approve ${recordedApprovalId} --wait\``,
+    );
+    expect(service.historyRequests).toHaveLength(1);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('with --approve-all, approves what the conversation waits for before sending the message', async () => {
+    const continuation: UIMessageChunk[] = [
+      { type: 'start' },
+      { type: 'tool-output-available', toolCallId: recordedToolCallId, output: { results: [1, 2, 3] } },
+      { type: 'text-start', id: '0' },
+      { type: 'text-delta', id: '0', delta: 'Found three dogs.' },
+      { type: 'text-end', id: '0' },
+      { type: 'finish', messageMetadata: { status: 'completed' } },
+    ];
+    const { context, service } = await setup((_request, index) => ({ chunks: index === 0 ? continuation : fixture('plain-reply') }), { conversations: { c1: waitingConversation } });
+    await runInProcess(context, ['chat', 'helper', '--conversation', 'c1', '-m', 'hello there', '--approve-all', '--json']);
+    expect(service.requests.map((request) => body(request).message)).toEqual([
+      { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: recordedApprovalId, approved: true }] },
+      'hello there',
+    ]);
+    expect(JSON.parse(context.output())).toMatchObject({
+      conversationKey: 'c1',
+      status: 'completed',
+      text: 'Found three dogs.\nEcho: hello there',
+      toolCalls: [{ toolCallId: recordedToolCallId, toolName: 'alphaSearch', state: 'output-available' }],
+      approvals: [{ approvalId: recordedApprovalId, approved: true }],
+    });
   });
 
   it('fails (exit 1) on an error chunk, after printing what came', async () => {

@@ -10,7 +10,8 @@ import { ChatSession, type ApprovalPolicy } from '../chat/chat-session.js';
 import { loadConversation, transcriptFromHistory } from '../chat/conversation-history.js';
 import { runOneShotChat } from '../chat/one-shot-chat.js';
 import { askApprovalsOnTerminal } from '../chat/terminal-approvals.js';
-import { commandOptions, openAgentSession, withJsonOption, type CommonOptions } from '../session.js';
+import { commandHint } from '../command-hint.js';
+import { commandOptions, openAgentSession, serveCommand, withJsonOption, type CommonOptions } from '../session.js';
 
 export interface ChatOptions extends CommonOptions {
   conversation?: string;
@@ -46,7 +47,7 @@ export async function chat(context: CliContext, agentId: string, options: ChatOp
   const { profile, agentService } = await openAgentSession(context, options.profile);
   if (options.transport !== undefined && options.transport !== 'http' && options.transport !== 'nats') throw new UsageError(`--transport must be http or nats (got "${String(options.transport)}")`);
   if (options.transport === 'nats') {
-    const accountService = createApiClient({ baseUrl: profile.accountUrl, serviceName: 'account', secret: profile.secret });
+    const accountService = createApiClient({ baseUrl: profile.accountUrl, serviceName: 'account', secret: profile.secret, serveCommand: serveCommand(context) });
     const source = createNatsChatSource({ accountService, agentId, secret: profile.secret });
     try {
       return await runChat(context, agentId, options, conversationKey, source, agentService);
@@ -54,7 +55,7 @@ export async function chat(context: CliContext, agentId: string, options: ChatOp
       await source.close();
     }
   }
-  return runChat(context, agentId, options, conversationKey, createHttpChatSource({ agentUrl: profile.agentUrl, agentId, secret: profile.secret }), agentService);
+  return runChat(context, agentId, options, conversationKey, createHttpChatSource({ agentUrl: profile.agentUrl, agentId, secret: profile.secret, serveCommand: serveCommand(context) }), agentService);
 }
 
 async function runChat(
@@ -66,8 +67,13 @@ async function runChat(
   agentService: Awaited<ReturnType<typeof openAgentSession>>['agentService'],
 ): Promise<void> {
   const approvalPolicy: ApprovalPolicy | undefined = options.approveAll ? 'approve-all' : options.denyAll ? 'deny-all' : undefined;
+  const hint = commandHint(context.env, options.profile);
+  // The stored conversation: what it still waits for is answered before anything new is sent.
+  const history = options.conversation === undefined ? undefined : transcriptFromHistory(await loadConversation(agentService, agentId, conversationKey));
   if (options.message !== undefined) {
     return runOneShotChat(context, {
+      hint,
+      history,
       source,
       agentId,
       conversationKey,
@@ -79,11 +85,11 @@ async function runChat(
     });
   }
 
-  const transcript = transcriptFromHistory(options.conversation === undefined ? undefined : await loadConversation(agentService, agentId, conversationKey));
+  const transcript = history ?? transcriptFromHistory(undefined);
   const session = new ChatSession({ source, conversationKey, transcript, approvalPolicy });
   // Loaded only here: the one-shot mode and the tests never pull Ink and React in.
   const { runInteractiveChat } = await import('../chat/interactive-chat.js');
-  await runInteractiveChat(context, { session, agentId, historyLength: transcript.entries.length });
+  await runInteractiveChat(context, { session, agentId, historyLength: transcript.entries.length, hint });
 }
 
 export function chatCommand(context: CliContext): Command {

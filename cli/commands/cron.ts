@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../cli-context.js';
+import { commandHint, verbatim } from '../command-hint.js';
 import { UsageError } from '../cli-error.js';
 import { cronJobFields, cronJobsTable, cronRunsTable, type CronJob, type CronRun } from '../cron/cron-job-output.js';
 import { nextFireTimes } from '../cron/next-fire-times.js';
@@ -51,7 +52,10 @@ export async function listCronJobs(context: CliContext, options: CommonOptions):
   const { accountService } = await openAccountSession(context, options.profile);
   const reply = await accountService.send<{ cronJobs: CronJob[] }>('GET', cronJobsPath);
   if (options.json) return printJson(context.stdout, reply);
-  if (reply.cronJobs.length === 0) return printText(context.stdout, 'No cron jobs yet: create one with `harness cron create --name N --agent A --conversation K --prompt P --schedule "rate(1 hour)"`.');
+  if (reply.cronJobs.length === 0) {
+    const example = commandHint(context.env, options.profile)('cron', 'create', '--name', 'N', '--agent', 'A', '--conversation', 'K', '--prompt', 'P', '--schedule', verbatim('"rate(1 hour)"'));
+    return printText(context.stdout, `No cron jobs yet: create one with \`${example}\`.`);
+  }
   printText(context.stdout, cronJobsTable(reply.cronJobs, localTimeZone(context.env)));
 }
 

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
+import { commandHint } from '../command-hint.js';
 import { lastLines } from '../deploy/file-tail.js';
 import { selectStageFolder } from '../deploy/stage-folder.js';
 import { parsePositiveInteger } from '../parse-values.js';
@@ -35,7 +36,7 @@ export async function runLogs(context: CliContext, options: LogsOptions): Promis
   try {
     size = (await stat(folder.logFile)).size;
   } catch {
-    throw new CliError(`Stage ${folder.stage} has no log (${folder.logFile}): run harness deploy --stage ${folder.stage} first.`);
+    throw new CliError(`Stage ${folder.stage} has no log (${folder.logFile}): run ${commandHint(context.env)('deploy', '--stage', folder.stage)} first.`);
   }
   const start = Math.max(0, size - 1024 * 1024);
   const text = lastLines(await readRange(folder.logFile, start, size), options.lines ?? 100);

@@ -7,7 +7,7 @@ import { commandOptions, withJsonOption } from '../session.js';
 
 /** Prints the outputs of the stage's last deploy (its `outputs.json`). */
 export async function runOutputs(context: CliContext, options: { stage?: string; json?: boolean }): Promise<void> {
-  const outputs = await readDeployOutputs(selectStageFolder(context.env, options.stage));
+  const outputs = await readDeployOutputs(selectStageFolder(context.env, options.stage), context.env);
   if (options.json) printJson(context.stdout, outputs);
   else printText(context.stdout, formatDeployOutputs(outputs));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../cli-error.js';
+import { loadProfiles, profilesPath, saveProfile } from '../profiles.js';
 import { runInProcess } from '../test-support/run-in-process.js';
 import { signedInStubPerTest } from '../test-support/signed-in-stub.js';
 import type { StubReply } from '../test-support/stub-service.js';
@@ -30,6 +31,44 @@ describe('harness status', () => {
     const failed = await setup(statuses([{ status: 'failed', error: 'service restarted' }]));
     await runInProcess(failed.context, ['status', 'evt/1']);
     expect(failed.context.output()).toBe('event:  evt/1\nstatus: failed\nerror:  service restarted\n');
+  });
+
+  it('puts each text block of a completed turn on its own line (the service runs them together in result.text)', async () => {
+    const messages = [
+      { role: 'assistant', content: [{ type: 'text', text: 'Searching.' }, { type: 'tool-call', toolCallId: 't1', toolName: 'alphaSearch', input: { query: 'x' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'alphaSearch', output: { type: 'json', value: {} } }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Found three.' }] },
+    ];
+    const { context } = await setup(statuses([{ status: 'completed', result: { text: 'Searching.Found three.', messages } }]));
+    await runInProcess(context, ['status', 'evt/1']);
+    expect(context.output()).toBe('event:  evt/1\nstatus: completed\n\nSearching.\nFound three.\n');
+
+    const waited = await setup(statuses([{ status: 'completed', result: { text: 'Searching.Found three.', messages } }]));
+    await runInProcess(waited.context, ['status', 'evt/1', '--wait', '--interval', '1']);
+    expect(waited.context.output()).toBe('Searching.\nFound three.\n');
+  });
+
+  it('shows pending approvals with the commands that answer them, for this conversation and profile', async () => {
+    const { context } = await setup(
+      statuses([{ status: 'awaiting_approval', conversationKey: 'my chat', pendingApprovals: [{ approvalId: 'ap1', toolName: 'alphaSearch', input: { query: 'x' } }] }]),
+      { env: { npm_command: 'exec' } },
+    );
+    const path = profilesPath(context.env, context.homeDir);
+    await saveProfile(path, 'demo', (await loadProfiles(path)).default!);
+    await runInProcess(context, ['--profile', 'demo', 'status', 'evt/1']);
+    expect(context.output()).toBe(
+      [
+        'event:  evt/1',
+        'status: awaiting_approval',
+        'pending approvals:',
+        '  ap1  alphaSearch {"query":"x"}',
+        'Answer with:',
+        "  npx harness --profile demo async <agentId> --conversation 'my chat' --approve ap1 --wait",
+        `  npx harness --profile demo async <agentId> --conversation 'my chat' --deny ap1 --reason "..." --wait`,
+        '(or approve some and deny others in one command)',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('prints the status document with --json', async () => {

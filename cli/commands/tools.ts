@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CliContext } from '../cli-context.js';
+import { commandHint, verbatim } from '../command-hint.js';
 import { CliError } from '../cli-error.js';
 import { formatTable, printJson, printText } from '../output.js';
 import { parsePositiveInteger } from '../parse-values.js';
@@ -14,15 +15,15 @@ export async function listTools(context: CliContext, agentId: string, options: C
   const agent = await accountService.send<Agent>('GET', agentPath(agentId));
   const rows = toolRows(agent.config);
   if (options.json) return printJson(context.stdout, { agentId: agent.agentId, tools: rows });
-  if (rows.length === 0) return printText(context.stdout, `Agent ${agent.agentId} has no tools: add one with \`harness tools set ${agent.agentId} <tool> --enable\`.`);
+  if (rows.length === 0) return printText(context.stdout, `Agent ${agent.agentId} has no tools: add one with \`${commandHint(context.env, options.profile)('tools', 'set', agent.agentId, verbatim('<tool>'), '--enable')}\`.`);
   printText(context.stdout, formatTable(toolTableHeaders, rows.map(toolCells)));
 }
 
-/** Reads an API key from stdin, so it never shows up in argv or shell history. */
-export async function readApiKey(context: CliContext, tool: string): Promise<string> {
+/** Reads an API key from stdin, so it never shows up in argv or shell history; `example` shows how to pipe it in. */
+export async function readApiKey(context: CliContext, tool: string, example: string): Promise<string> {
   if (context.stdin.isTTY) context.stderr.write(`API key for ${tool} (then Enter): `);
   const key = trimTrailingNewline(await readStdin(context.stdin));
-  if (key.trim() === '') throw new CliError('--api-key-stdin read an empty key from stdin; pipe the key in, e.g. `harness tools set ... --api-key-stdin < key.txt`', { exitCode: 2 });
+  if (key.trim() === '') throw new CliError(`--api-key-stdin read an empty key from stdin; pipe the key in, e.g. \`${example}\``, { exitCode: 2 });
   return key;
 }
 
@@ -46,7 +47,7 @@ export async function setTool(context: CliContext, agentId: string, tool: string
   // Fail on a usage mistake before waiting for a key on stdin.
   buildToolPatch(tool, { ...changes, apiKey: options.apiKeyStdin ? 'pending' : undefined });
   const { accountService } = await openAccountSession(context, options.profile);
-  if (options.apiKeyStdin) changes.apiKey = await readApiKey(context, tool);
+  if (options.apiKeyStdin) changes.apiKey = await readApiKey(context, tool, commandHint(context.env, options.profile)('tools', 'set', agentId, tool, '--api-key-stdin', verbatim('< key.txt')));
   const agent = await accountService.send<Agent>('PATCH', agentPath(agentId), {
     body: buildToolPatch(tool, changes),
     contentType: 'application/merge-patch+json',

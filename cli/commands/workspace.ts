@@ -2,13 +2,13 @@ import { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { formatTable, printJson, printText } from '../output.js';
 import { profilesPath, selectProfile } from '../profiles.js';
-import { commandOptions, withJsonOption, type CommonOptions } from '../session.js';
+import { commandOptions, serveCommand, withJsonOption, type CommonOptions } from '../session.js';
 import { WorkspaceClient } from '../workspace/workspace-client.js';
 import { pullFiles, pushFiles, type TransferredFile } from '../workspace/workspace-transfer.js';
 
 async function openWorkspace(context: CliContext, agentId: string, workspace: string, options: CommonOptions): Promise<WorkspaceClient> {
-  const profile = await selectProfile(profilesPath(context.env, context.homeDir), options.profile);
-  return new WorkspaceClient({ accountUrl: profile.accountUrl, secret: profile.secret, agentId, workspace });
+  const profile = await selectProfile(profilesPath(context.env, context.homeDir), options.profile, context.env);
+  return new WorkspaceClient({ accountUrl: profile.accountUrl, secret: profile.secret, agentId, workspace, serveCommand: serveCommand(context) });
 }
 
 function printTransfers(context: CliContext, verb: string, files: TransferredFile[], json: boolean | undefined): void {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { defineInfrastructure, type TableKey } from '../../server/core/infrastructure.js';
 import { writeFileAtomically } from '../atomic-write.js';
 import { CliError } from '../cli-error.js';
+import { commandHint } from '../command-hint.js';
 import { formatTable } from '../output.js';
 import type { DeployInputs } from './deploy-inputs.js';
 import type { StageFolder } from './stage-folder.js';
@@ -72,13 +73,16 @@ export async function writeDeployOutputs(folder: StageFolder, outputs: DeployOut
   await writeFileAtomically(folder.outputsFile, `${JSON.stringify(outputs, null, 2)}\n`, 0o644);
 }
 
-/** The outputs of the stage's last deploy; a clear error when it was never deployed. */
-export async function readDeployOutputs(folder: StageFolder): Promise<DeployOutputs> {
+/**
+ * The outputs of the stage's last deploy; a clear error when it was never deployed, whose
+ * deploy command starts as `env` says (`harness` or `npx harness`).
+ */
+export async function readDeployOutputs(folder: StageFolder, env: Record<string, string | undefined> = {}): Promise<DeployOutputs> {
   let text: string;
   try {
     text = await readFile(folder.outputsFile, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`Stage ${folder.stage} has no outputs (${folder.outputsFile} does not exist): run harness deploy --stage ${folder.stage} first.`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`Stage ${folder.stage} has no outputs (${folder.outputsFile} does not exist): run ${commandHint(env)('deploy', '--stage', folder.stage)} first.`);
     throw error;
   }
   try {

@@ -1,4 +1,5 @@
 import type { CliContext } from '../cli-context.js';
+import { commandHint } from '../command-hint.js';
 import { printJson, printText } from '../output.js';
 import { readDeployInputs } from './deploy-inputs.js';
 import { buildDeployOutputs, formatDeployOutputs, writeDeployOutputs, type DeployOutputs } from './deploy-outputs.js';
@@ -75,7 +76,7 @@ export async function runDeploy(context: CliContext, options: DeployOptions = {}
     printJson(context.stdout, outputs);
   } else {
     printText(context.stdout, formatDeployOutputs(outputs!));
-    printText(context.stdout, `Deployed stage ${inputs.stage} in ${formatSeconds(Date.now() - startedAt)}. Logs: harness logs --stage ${inputs.stage} -f`);
+    printText(context.stdout, `Deployed stage ${inputs.stage} in ${formatSeconds(Date.now() - startedAt)}. Logs: ${commandHint(context.env)('logs', '--stage', inputs.stage, '-f')}`);
   }
   return outputs!;
 }

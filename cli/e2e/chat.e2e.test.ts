@@ -91,7 +91,54 @@ describe('harness chat against the running service', () => {
   it('without a policy and without a terminal, stops at the approval with exit 1', async () => {
     const result = await runCli(['chat', 'agent', '-m', 'search: birds'], env);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^harness: the agent is waiting for approval: Run alphaSearch \{"query":"birds"\}\? .*--approve-all or --deny-all/m);
+    expect(result.stderr).toMatch(/^harness: the agent is waiting for approval: Run alphaSearch \{"query":"birds"\}\? .*answer it with `harness async agent --conversation cli-\S+ --approve \S+ --wait`/m);
+  });
+
+  it('never denies a waiting approval silently: -m sends nothing and names the harness async command, which answers it', async () => {
+    const asked = await runCli(['chat', 'agent', '--conversation', 'e2e waiting', '-m', 'search: owls'], env);
+    expect(asked.exitCode).toBe(1);
+    const approvalId = /--approve (\S+) --wait/.exec(asked.stderr)?.[1] ?? '';
+    expect(asked.stderr).toContain(`answer it with \`harness async agent --conversation 'e2e waiting' --approve ${approvalId} --wait\``);
+
+    const next = await runCli(['chat', 'agent', '--conversation', 'e2e waiting', '-m', 'something else'], env);
+    expect(next.exitCode).toBe(1);
+    expect(next.stdout).toBe('');
+    expect(next.stderr).toContain(`harness: conversation e2e waiting is waiting for approval: Run alphaSearch {"query":"owls"}? (approval ${approvalId}); a new message would deny it, so nothing was sent.`);
+
+    // The printed command works on an approval the chat route asked for.
+    const answered = await runCli(['async', 'agent', '--conversation', 'e2e waiting', '--approve', approvalId, '--wait', '--interval', '50'], env);
+    expect(answered.exitCode).toBe(0);
+    expect(answered.stdout).toMatch(/^alphaSearch: /);
+  });
+
+  it('with --approve-all, approves what a conversation waits for, then sends the message', async () => {
+    const asked = await runCli(['chat', 'agent', '--conversation', 'e2e later', '-m', 'search: bats'], env);
+    expect(asked.exitCode).toBe(1);
+    const result = await runCli(['chat', 'agent', '--conversation', 'e2e later', '-m', 'thanks', '--approve-all'], env);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^alphaSearch: .*\nEcho: thanks\n$/s);
+    expect(result.stderr).toContain('The conversation was waiting for approval: Run alphaSearch {"query":"bats"}?');
+    expect(result.stderr).toContain('⚙ alphaSearch {"query":"bats"} → 3 results');
+  });
+
+  it('prints the text blocks of a multi-step async turn on their own lines, with --wait and in harness status', async () => {
+    const configFile = join(scratch ?? '', 'no-approval.json');
+    await writeFile(
+      configFile,
+      JSON.stringify({
+        system: 'Be brief.',
+        provider: { openai: { apiKey: 'sk-e2e-model', baseURL: model.baseURL, model: 'fixture', api: 'chat' } },
+        tools: { alphaSearch: { apiKey: searchKey, maxResults: 3 } },
+      }),
+    );
+    expect((await runCli(['agent', 'put', 'searcher', '--file', configFile], env)).exitCode).toBe(0);
+    const waited = await runCli(['async', 'searcher', '-m', 'looking\nsearch: moths', '--wait', '--interval', '50'], env);
+    expect(waited.exitCode).toBe(0);
+    expect(waited.stdout).toMatch(/^Echo: looking\nalphaSearch: \S/);
+    const eventId = /^event (\S+) /.exec(waited.stderr)?.[1] ?? '';
+    const status = await runCli(['status', eventId], env);
+    expect(status.exitCode).toBe(0);
+    expect(status.stdout).toMatch(/\nstatus: completed\n\nEcho: looking\nalphaSearch: \S/);
   });
 
   it('fails with exit 1 when the model fails, and when the agent does not exist', async () => {

@@ -119,7 +119,13 @@ describe('harness without a service or profile', () => {
   it('tells the user to create an account when no profile exists', async () => {
     const result = await runCli(['agent', 'list'], cliEnvironment(await freshConfigHome()));
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^harness: no profile "default" in .+: run `harness account create --username NAME --description TEXT` first\n$/);
+    expect(result.stderr).toMatch(/^harness: no profile "default" in .+: create it with `harness account create --username NAME --description TEXT`\n$/);
+  });
+
+  it('under npx, starts the commands it prints with npx harness and names the profile', async () => {
+    const result = await runCli(['--profile', 'nope', 'agent', 'list'], cliEnvironment(await freshConfigHome(), { npm_command: 'exec' }));
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/^harness: no profile "nope" in .+: create it with `npx harness --profile nope account create --username NAME --description TEXT`\n$/);
   });
 
   it('says to run `harness serve` when the account service is not there', async () => {

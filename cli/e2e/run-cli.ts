@@ -10,9 +10,9 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Environment for a child CLI: its own config folder, no profile or URLs from the caller's shell. */
+/** Environment for a child CLI: its own config folder, no profile or URLs from the caller's shell, and not "run by npm" (`npx vitest` sets npm_command, which makes printed commands start with `npx`). */
 export function cliEnvironment(configHome: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { XDG_CONFIG_HOME: configHome, HARNESS_PROFILE: '', HARNESS_ACCOUNT_URL: '', HARNESS_AGENT_URL: '', ...extra };
+  return { XDG_CONFIG_HOME: configHome, HARNESS_PROFILE: '', HARNESS_ACCOUNT_URL: '', HARNESS_AGENT_URL: '', npm_command: '', ...extra };
 }
 
 /** Starts `harness <args>` as a child process (for long-running commands such as `serve`). */

@@ -22,6 +22,8 @@ export interface WorkspaceClientOptions {
   secret: string;
   agentId: string;
   workspace: string;
+  /** Named when the account service cannot be reached (see `ApiClientOptions.serveCommand`). */
+  serveCommand?: string;
 }
 
 /** A workspace path as URL segments: each segment encoded, the slashes kept. */
@@ -48,7 +50,7 @@ export class WorkspaceClient {
     try {
       reply = await request(joinUrl(this.options.accountUrl, path), { method, headers, body });
     } catch (error) {
-      throw connectionError(error, { baseUrl: this.options.accountUrl, serviceName: 'account' });
+      throw connectionError(error, { baseUrl: this.options.accountUrl, serviceName: 'account', serveCommand: this.options.serveCommand });
     }
     const bytes = Buffer.from(await reply.body.arrayBuffer());
     if (reply.statusCode >= 400) {
