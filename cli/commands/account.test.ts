@@ -35,6 +35,16 @@ describe('harness account create', () => {
     expect(context.output()).not.toContain('sk_account_secret');
   });
 
+  it('signs up with the admin secret when HARNESS_ADMIN_SECRET is set (for HARNESS_SIGNUP=admin), and without a bearer otherwise', async () => {
+    const service = await accountService();
+    const operator = await createTestContext({ env: { HARNESS_ADMIN_SECRET: 'admin-secret-1' } });
+    await runInProcess(operator, ['account', 'create', '--username', 'alice', '--description', 'tests', '--account-url', service.url, '--agent-url', 'http://127.0.0.1:9/']);
+    expect(service.requests[0]?.headers.authorization).toBe('Bearer admin-secret-1');
+    const stranger = await createTestContext();
+    await runInProcess(stranger, ['account', 'create', '--username', 'alice', '--description', 'tests', '--account-url', service.url, '--agent-url', 'http://127.0.0.1:9/']);
+    expect(service.requests[1]?.headers.authorization).toBeUndefined();
+  });
+
   it('takes the URLs from the environment and the profile name from --profile', async () => {
     const service = await accountService();
     const context = await createTestContext({ env: { HARNESS_ACCOUNT_URL: service.url, HARNESS_AGENT_URL: 'http://agent.example' } });

@@ -45,7 +45,10 @@ export async function createAccount(context: CliContext, options: CreateAccountO
       `profile "${options.profile}" already exists (account ${existing.username}); pick another with --profile NAME, or replace it with --force`,
     );
   }
-  const accountService = createApiClient({ baseUrl: options.accountUrl, serviceName: 'account', serveCommand: serveCommand(context) });
+  // A service with HARNESS_SIGNUP=admin creates accounts only for the admin secret; an operator
+  // who has it in the environment signs up that way.
+  const adminSecret = context.env.HARNESS_ADMIN_SECRET || undefined;
+  const accountService = createApiClient({ baseUrl: options.accountUrl, serviceName: 'account', serveCommand: serveCommand(context), secret: adminSecret });
   const { secret, ...account } = await accountService.send<Account & { secret: string }>('POST', '/accounts', {
     body: { username: options.username, description: options.description },
   });
