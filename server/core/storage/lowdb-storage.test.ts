@@ -272,3 +272,18 @@ describe('LowdbStorage memory', () => {
     expect((await new LowdbStorage(folder.path).table<string>('things').get('p0', 'row'))?.value).toBe('rewritten');
   });
 });
+
+describe('LowdbStorage batches', () => {
+  const folder = temporaryFolderPerTest();
+
+  it('stages nothing of a batch whose value cannot be stored, and numbers repeated keys of one batch in order', async () => {
+    const table = new LowdbStorage(folder.path).table<unknown>('things');
+    await expect(table.write('p', [{ type: 'put', key: 'a', value: 'fine' }, { type: 'put', key: 'b', value: () => 'not data' }])).rejects.toThrow();
+    await expect(table.write('p', [{ type: 'put', key: 'a', value: 'first', expectedVersion: null }])).resolves.toEqual([{ key: 'a', value: 'first', version: 1 }]);
+    expect(await table.write('p', [{ type: 'put', key: 'c', value: 1 }, { type: 'put', key: 'c', value: 2 }])).toEqual([
+      { key: 'c', value: 1, version: 1 },
+      { key: 'c', value: 2, version: 2 },
+    ]);
+    expect(await table.get('p', 'c')).toEqual({ key: 'c', value: 2, version: 2 });
+  });
+});

@@ -70,20 +70,23 @@ export class Partition<T> {
       const holds = operation.expectedVersion === null ? current === undefined : current?.version === operation.expectedVersion;
       if (!holds) throw new ConditionFailedError(this.table, operation.key);
     }
+    // Built aside first: a value that cannot be cloned fails the batch with nothing staged.
+    const batch = new Map<string, StoredRow<T> | null>();
     const written: VersionedRow<T>[] = [];
     const images: RowImage<T>[] = [];
     for (const operation of operations) {
       if (operation.type === 'delete') {
-        this.staged.set(operation.key, null);
+        batch.set(operation.key, null);
         images.push([operation.key, null]);
         continue;
       }
-      const version = (this.newest(operation.key)?.version ?? 0) + 1;
-      const row = { value: structuredClone(operation.value), version };
-      this.staged.set(operation.key, row);
+      const previous = batch.has(operation.key) ? batch.get(operation.key) : this.newest(operation.key);
+      const row = { value: structuredClone(operation.value), version: (previous?.version ?? 0) + 1 };
+      batch.set(operation.key, row);
       images.push([operation.key, row]);
-      written.push({ key: operation.key, value: structuredClone(operation.value), version });
+      written.push({ key: operation.key, value: structuredClone(operation.value), version: row.version });
     }
+    for (const [key, row] of batch) this.staged.set(key, row);
     this.stagedWrites += 1;
     return { written, images };
   }
