@@ -8,7 +8,9 @@ import { sandboxSettingsFromEnvironment } from './core/sandbox/sandbox-settings.
 import { sandboxStartReport } from './core/sandbox/sandbox-start-report.js';
 import { loadRuntimeSecrets } from './core/secrets/runtime-secrets.js';
 import { lockDataFolder } from './core/storage/data-folder-lock.js';
+import { makeFolderDurably } from './core/storage/durable-file.js';
 import { LowdbStorage } from './core/storage/lowdb-storage.js';
+import { storageSettingsFromEnvironment } from './core/storage/storage-settings.js';
 import { buildAccountService } from './http/account-service.js';
 import { buildAgentService } from './http/agent-service.js';
 import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
@@ -52,12 +54,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   });
   const sandboxSettings = sandboxSettingsFromEnvironment();
   const infrastructure = defineInfrastructure(settings.stage);
-  await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
+  const storageSettings = storageSettingsFromEnvironment();
+  await makeFolderDurably(settings.dataDir);
   const lock = await lockDataFolder(settings.dataDir);
   let nats: NatsTransport | undefined;
   try {
     const secrets = await loadRuntimeSecrets(settings.dataDir);
-    const storage = new LowdbStorage(`${settings.dataDir}/tables`);
+    const storage = new LowdbStorage(`${settings.dataDir}/tables`, storageSettings);
     const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
     // The filesystem bucket: a folder named by the infrastructure definition, under the data folder.
     const bucketFolder = `${settings.dataDir}/${infrastructure.filesystemBucketName}`;

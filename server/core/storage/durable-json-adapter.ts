@@ -8,6 +8,9 @@ import { writeFileDurably } from './durable-file.js';
  * `JSONFilePreset` is memory-only under NODE_ENV=test, so neither is used.
  */
 export class DurableJsonAdapter<T> implements Adapter<T> {
+  /** The length of the JSON text last read or written (0 before either): a size estimate for caches. */
+  bytes = 0;
+
   constructor(private readonly path: string) {}
 
   async read(): Promise<T | null> {
@@ -18,6 +21,7 @@ export class DurableJsonAdapter<T> implements Adapter<T> {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+    this.bytes = text.length;
     try {
       return JSON.parse(text) as T;
     } catch (error) {
@@ -26,6 +30,8 @@ export class DurableJsonAdapter<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
-    await writeFileDurably(this.path, JSON.stringify(data));
+    const text = JSON.stringify(data);
+    await writeFileDurably(this.path, text);
+    this.bytes = text.length;
   }
 }

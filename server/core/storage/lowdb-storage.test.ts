@@ -1,6 +1,7 @@
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fillableDisk } from '../../../test/support/full-disk-calls.js';
 import { temporaryFolder, temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { LowdbStorage } from './lowdb-storage.js';
 import { ConditionFailedError, modifyRow } from './table-store.js';
@@ -99,7 +100,8 @@ describe('LowdbStorage write-ahead log', () => {
   it('acknowledges a write once it is in the log; a process that died leaves it to be replayed into the partition file', async () => {
     const died = new LowdbStorage(folder.path);
     await died.table<string>('things').write('p', [{ type: 'put', key: 'a', value: 'logged' }]);
-    expect(await readdir(join(folder.path, 'things'))).toEqual([]);
+    // No partition file yet (the table folder is made when the first one is written).
+    expect(await readdir(join(folder.path, 'things')).catch(() => [])).toEqual([]);
     const reopened = new LowdbStorage(folder.path);
     expect((await reopened.table<string>('things').get('p', 'a'))?.value).toBe('logged');
     const [partitionFile] = await readdir(join(folder.path, 'things'));
@@ -171,5 +173,117 @@ describe('LowdbStorage row keys', () => {
     } finally {
       await folder.remove();
     }
+  });
+});
+
+describe('LowdbStorage when a log write fails', () => {
+  const folder = temporaryFolderPerTest();
+
+  it('keeps nothing of a failed write: not in memory, not in the log, not after a restart, and later writes work', async () => {
+    const disk = fillableDisk();
+    const storage = new LowdbStorage(folder.path, { logFileCalls: disk.calls });
+    const table = storage.table<string>('things');
+    await table.write('p', [{ type: 'put', key: 'kept', value: 'acknowledged' }]);
+    disk.fill(20);
+    const failed = table.write('p', [{ type: 'put', key: 'lost', value: 'never acknowledged' }]);
+    const sameTurnReader = table.get('p', 'lost');
+    const dependent = table.write('p', [{ type: 'put', key: 'lost', value: 'depends on it', expectedVersion: 1 }]);
+    await expect(failed).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(dependent).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(await sameTurnReader).toBeUndefined();
+    expect(await table.get('p', 'lost')).toBeUndefined();
+    disk.free();
+    // The failed batch left no trace: the row does not exist, so a create succeeds at version 1.
+    expect(await table.write('p', [{ type: 'put', key: 'lost', value: 'written later', expectedVersion: null }])).toEqual([{ key: 'lost', value: 'written later', version: 1 }]);
+    const restarted = new LowdbStorage(folder.path).table<string>('things');
+    expect(await restarted.list('p')).toEqual([
+      { key: 'kept', value: 'acknowledged', version: 1 },
+      { key: 'lost', value: 'written later', version: 1 },
+    ]);
+  });
+});
+
+describe('LowdbStorage visibility', () => {
+  const folder = temporaryFolderPerTest();
+
+  it('shows readers a write only once it is durable, however soon after the write they ask', async () => {
+    const storage = new LowdbStorage(folder.path);
+    const table = storage.table<string>('things');
+    await table.write('p', [{ type: 'put', key: 'a', value: 'v1' }]);
+    let acknowledged = false;
+    const write = table.write('p', [{ type: 'put', key: 'a', value: 'v2' }]).then(() => (acknowledged = true));
+    const early: string[] = [];
+    const readers = Array.from({ length: 30 }, async (_, hops) => {
+      for (let hop = 0; hop < hops; hop += 1) await Promise.resolve();
+      const row = await table.get('p', 'a');
+      if (row?.value === 'v2' && !acknowledged) early.push(`reader after ${hops} hops`);
+    });
+    await Promise.all([write, ...readers]);
+    expect(early).toEqual([]);
+    expect((await table.get('p', 'a'))?.value).toBe('v2');
+    await storage.close();
+  });
+
+  it('lets exactly one of two conflicting writes of one turn succeed', async () => {
+    const table = new LowdbStorage(folder.path).table<string>('things');
+    const [row] = await table.write('p', [{ type: 'put', key: 'a', value: 'v1' }]);
+    const results = await Promise.allSettled([
+      table.write('p', [{ type: 'put', key: 'a', value: 'left', expectedVersion: row!.version }]),
+      table.write('p', [{ type: 'put', key: 'a', value: 'right', expectedVersion: row!.version }]),
+    ]);
+    expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect((await table.get('p', 'a'))?.value).toBe('left');
+  });
+});
+
+describe('LowdbStorage memory', () => {
+  const folder = temporaryFolderPerTest();
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('keeps nothing for lookups of partitions that do not exist', async () => {
+    const storage = new LowdbStorage(folder.path);
+    const table = storage.table<string>('things');
+    await table.write('real', [{ type: 'put', key: 'a', value: 'v' }]);
+    for (let index = 0; index < 1000; index += 1) {
+      expect(await table.get(`stranger-${index}`, 'a')).toBeUndefined();
+      expect(await table.list(`stranger-${index}`)).toEqual([]);
+    }
+    expect(storage.memory.partitions).toBe(1);
+    await storage.close();
+  });
+
+  it('drops clean partitions past the byte budget, least recently used first, and reads them back from their files', async () => {
+    const storage = new LowdbStorage(folder.path, { cacheBytes: 20_000 });
+    const table = storage.table<string>('things');
+    const padding = 'x'.repeat(1000);
+    for (let index = 0; index < 100; index += 1) await table.write(`p${index}`, [{ type: 'put', key: 'row', value: `${index}${padding}` }]);
+    // Not yet in their files: nothing may be dropped.
+    await nextTurn();
+    expect(storage.memory.partitions).toBe(100);
+    await storage.close();
+    await nextTurn();
+    expect(storage.memory.bytes).toBeLessThanOrEqual(20_000);
+    expect(storage.memory.partitions).toBeLessThan(25);
+    for (let index = 0; index < 100; index += 1) expect((await table.get(`p${index}`, 'row'))?.value).toBe(`${index}${padding}`);
+    await table.write('p0', [{ type: 'put', key: 'row', value: 'rewritten', expectedVersion: 1 }]);
+    await nextTurn();
+    expect(storage.memory.bytes).toBeLessThanOrEqual(20_000 + 2_000);
+    await storage.close();
+    expect((await new LowdbStorage(folder.path).table<string>('things').get('p0', 'row'))?.value).toBe('rewritten');
+  });
+});
+
+describe('LowdbStorage batches', () => {
+  const folder = temporaryFolderPerTest();
+
+  it('stages nothing of a batch whose value cannot be stored, and numbers repeated keys of one batch in order', async () => {
+    const table = new LowdbStorage(folder.path).table<unknown>('things');
+    await expect(table.write('p', [{ type: 'put', key: 'a', value: 'fine' }, { type: 'put', key: 'b', value: () => 'not data' }])).rejects.toThrow();
+    await expect(table.write('p', [{ type: 'put', key: 'a', value: 'first', expectedVersion: null }])).resolves.toEqual([{ key: 'a', value: 'first', version: 1 }]);
+    expect(await table.write('p', [{ type: 'put', key: 'c', value: 1 }, { type: 'put', key: 'c', value: 2 }])).toEqual([
+      { key: 'c', value: 1, version: 1 },
+      { key: 'c', value: 2, version: 2 },
+    ]);
+    expect(await table.get('p', 'c')).toEqual({ key: 'c', value: 2, version: 2 });
   });
 });

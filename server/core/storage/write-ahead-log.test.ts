@@ -1,6 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fillableDisk } from '../../../test/support/full-disk-calls.js';
 import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { WriteAheadLog } from './write-ahead-log.js';
 
@@ -53,5 +54,39 @@ describe('WriteAheadLog', () => {
   it('refuses appends when it is not open', async () => {
     const log = new WriteAheadLog(folder.path);
     await expect(log.append('"x"')).rejects.toThrow('not open');
+  });
+});
+
+describe('WriteAheadLog on a full disk', () => {
+  const folder = temporaryFolderPerTest();
+
+  it('fails every append of a group that hits a full disk, cuts the torn bytes off, and appends normally once there is room', async () => {
+    const disk = fillableDisk();
+    const log = new WriteAheadLog(folder.path, disk.calls);
+    await log.open();
+    await log.append('"acknowledged"');
+    disk.fill(10);
+    const group = await Promise.allSettled([log.append('"first of a failed group"'), log.append('"second"')]);
+    expect(group.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect((group[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'ENOSPC' });
+    disk.free();
+    await log.append('"after"');
+    expect((await log.readExisting()).lines).toEqual(['"acknowledged"', '"after"']);
+    await log.close();
+  });
+
+  it('refuses every later append, naming the segment, when the torn bytes cannot be cut off', async () => {
+    const disk = fillableDisk();
+    const log = new WriteAheadLog(folder.path, disk.calls);
+    await log.open();
+    await log.append('"acknowledged"');
+    disk.fill(5);
+    disk.failTruncate = true;
+    await expect(log.append('"torn"')).rejects.toMatchObject({ code: 'ENOSPC' });
+    disk.free();
+    await expect(log.append('"refused"')).rejects.toThrow(/000001\.log could not be cut back .*no write is accepted until the service restarts/);
+    await log.close();
+    // The torn line is the last one: a restart drops it.
+    expect((await new WriteAheadLog(folder.path).readExisting()).lines).toEqual(['"acknowledged"']);
   });
 });

@@ -1,11 +1,38 @@
-import { constants, writeSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
+import { constants, fsyncSync, ftruncateSync, writeSync } from 'node:fs';
+import { open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncFolder } from './durable-file.js';
+import { makeFolderDurably, syncFolder } from './durable-file.js';
+
+/**
+ * Told, synchronously and before any append promise settles, whether the line reached the
+ * disk: the caller publishes or drops what the line describes before anyone can observe
+ * the outcome.
+ */
+export type AppendOutcome = (written: boolean) => void;
 
 interface Waiter {
   resolve: () => void;
   reject: (error: unknown) => void;
+  outcome: AppendOutcome | undefined;
+}
+
+/** The two system calls a log write makes; replaceable so tests can inject a full disk. */
+export interface LogFileCalls {
+  write: (fd: number, bytes: Buffer, offset: number, length: number) => number;
+  truncate: (fd: number, length: number) => void;
+}
+
+const systemCalls: LogFileCalls = {
+  write: (fd, bytes, offset, length) => writeSync(fd, bytes, offset, length),
+  truncate: (fd, length) => ftruncateSync(fd, length),
+};
+
+/** The log could not undo a failed append; it refuses every later one rather than write after a torn line. */
+export class WriteAheadLogBrokenError extends Error {
+  constructor(segmentPath: string, cause: unknown) {
+    super(`The write-ahead log segment ${segmentPath} could not be cut back after a failed write (${(cause as Error).message}); no write is accepted until the service restarts.`, { cause });
+    this.name = 'WriteAheadLogBrokenError';
+  }
 }
 
 /**
@@ -18,6 +45,10 @@ interface Waiter {
  * ms here) instead of waiting for a thread-pool thread and then for the loop to wake up,
  * which on a busy two-core machine made the same sync take 2 ms at p90 (docs/storage.md).
  * The log does not know what a line means.
+ *
+ * A write that fails (a full disk: a short write, then ENOSPC) fails every append of its
+ * group, and the segment is cut back to the end of the last complete group, so no torn
+ * line sits before later lines. If even that fails, the log refuses every later append.
  */
 export class WriteAheadLog {
   private segment: { number: number; handle: FileHandle } | undefined;
@@ -25,8 +56,12 @@ export class WriteAheadLog {
   private queued: string[] = [];
   private waiters: Waiter[] = [];
   private scheduled: Promise<void> | undefined;
+  private broken: WriteAheadLogBrokenError | undefined;
 
-  constructor(private readonly folder: string) {}
+  constructor(
+    private readonly folder: string,
+    private readonly calls: LogFileCalls = systemCalls,
+  ) {}
 
   /** Size of the segment being appended to, to decide when to start a new one. */
   get currentSegmentBytes(): number {
@@ -74,12 +109,19 @@ export class WriteAheadLog {
     return (await this.segmentNumbers()).filter((number) => number < created.number);
   }
 
-  /** Resolves once the line is on disk (with every line appended before it). */
-  append(line: string): Promise<void> {
-    if (!this.segment) return Promise.reject(new Error('The write-ahead log is not open.'));
+  /**
+   * Resolves once the line is on disk (with every line appended before it); `outcome` is
+   * called first, synchronously, with the same answer.
+   */
+  append(line: string, outcome?: AppendOutcome): Promise<void> {
+    const refusal = this.broken ?? (this.segment ? undefined : new Error('The write-ahead log is not open.'));
+    if (refusal) {
+      outcome?.(false);
+      return Promise.reject(refusal);
+    }
     return new Promise<void>((resolve, reject) => {
       this.queued.push(`${line}\n`);
-      this.waiters.push({ resolve, reject });
+      this.waiters.push({ resolve, reject, outcome });
       this.scheduled ??= new Promise<void>((written) =>
         setImmediate(() => {
           this.scheduled = undefined;
@@ -126,19 +168,38 @@ export class WriteAheadLog {
     const waiters = this.waiters;
     this.queued = [];
     this.waiters = [];
-    try {
-      if (!this.segment) throw new Error('The write-ahead log was closed.');
-      for (let offset = 0; offset < bytes.length; ) offset += writeSync(this.segment.handle.fd, bytes, offset, bytes.length - offset);
-      this.bytesInSegment += bytes.length;
-    } catch (error) {
-      for (const waiter of waiters) waiter.reject(error);
-      return;
+    const failure = this.writeGroup(bytes);
+    for (const waiter of waiters) waiter.outcome?.(failure === undefined);
+    for (const waiter of waiters) {
+      if (failure === undefined) waiter.resolve();
+      else waiter.reject(failure);
     }
-    for (const waiter of waiters) waiter.resolve();
+  }
+
+  /** Write one group; on failure, cut the segment back to where the group started. */
+  private writeGroup(bytes: Buffer): unknown {
+    if (this.broken) return this.broken;
+    const segment = this.segment;
+    if (!segment) return new Error('The write-ahead log was closed.');
+    try {
+      for (let offset = 0; offset < bytes.length; ) offset += this.calls.write(segment.handle.fd, bytes, offset, bytes.length - offset);
+      this.bytesInSegment += bytes.length;
+      return undefined;
+    } catch (error) {
+      try {
+        // Synchronous, so no other group is written between the failure and the cut.
+        this.calls.truncate(segment.handle.fd, this.bytesInSegment);
+        fsyncSync(segment.handle.fd);
+      } catch (truncateError) {
+        this.broken = new WriteAheadLogBrokenError(this.segmentPath(segment.number), truncateError);
+      }
+      return error;
+    }
   }
 
   private async createSegment(): Promise<{ number: number; handle: FileHandle }> {
-    await mkdir(this.folder, { recursive: true, mode: 0o700 });
+    if (this.broken) throw this.broken;
+    await makeFolderDurably(this.folder);
     const number = Math.max(0, ...(await this.segmentNumbers()), this.segment?.number ?? 0) + 1;
     const handle = await open(this.segmentPath(number), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC, 0o600);
     // The new file's name must be on disk before anything acknowledged is written into it.
