@@ -1,7 +1,26 @@
-import type { TableStore } from '../storage/table-store.js';
-import type { ConversationState } from './conversation.js';
+import { ConditionFailedError, type TableStore, type VersionedRow, type WriteOperation } from '../storage/table-store.js';
+import type { ConversationState, StoredMessage } from './conversation.js';
 
-const stateKey = 'state';
+/** Everything of a conversation but its messages, with how many messages are stored. */
+interface ConversationHead extends Omit<ConversationState, 'messages'> {
+  messageCount: number;
+}
+
+/**
+ * The rows of one conversation's partition: one head, and one row per message. A turn writes
+ * the head and the messages it added, never the history, so its write does not grow with the
+ * conversation. (`state`: the whole conversation in one row, as stored before; read, and
+ * replaced by the head and message rows at the next write.)
+ */
+export type ConversationRow = ConversationHead | StoredMessage | ConversationState;
+
+const headKey = 'head';
+const legacyStateKey = 'state';
+
+/** Message rows sort by key in the order they were added. */
+function messageKey(index: number): string {
+  return `m:${String(index).padStart(12, '0')}`;
+}
 
 function partitionOf(accountId: string, agentId: string, conversationKey: string): string {
   return JSON.stringify([accountId, agentId, conversationKey]);
@@ -13,25 +32,56 @@ export interface VersionedConversation {
   version: number | null;
 }
 
-/** Conversations, one partition each: its messages and approvals in one versioned row. */
+function assemble(rows: VersionedRow<ConversationRow>[]): VersionedConversation | undefined {
+  const head = rows.find((row) => row.key === headKey) as VersionedRow<ConversationHead> | undefined;
+  if (!head) {
+    const legacy = rows.find((row) => row.key === legacyStateKey) as VersionedRow<ConversationState> | undefined;
+    return legacy && { state: legacy.value, version: legacy.version };
+  }
+  const messages = rows
+    .filter((row) => row.key.startsWith('m:'))
+    .sort((left, right) => (left.key < right.key ? -1 : 1))
+    .slice(0, head.value.messageCount)
+    .map((row) => row.value as StoredMessage);
+  const { messageCount: _count, ...rest } = head.value;
+  return { state: { ...rest, messages }, version: head.version };
+}
+
+/** Conversations, one partition each: a head row (approvals, times) and a row per message. */
 export class ConversationsRepository {
-  constructor(private readonly table: TableStore<ConversationState>) {}
+  constructor(private readonly table: TableStore<ConversationRow>) {}
 
   async load(accountId: string, agentId: string, conversationKey: string, now: string): Promise<VersionedConversation> {
-    const row = await this.table.get(partitionOf(accountId, agentId, conversationKey), stateKey);
-    if (row) return { state: row.value, version: row.version };
+    const stored = assemble(await this.table.list(partitionOf(accountId, agentId, conversationKey)));
+    if (stored) return stored;
     return { state: { accountId, agentId, conversationKey, messages: [], approvals: [], createdAt: now, updatedAt: now }, version: null };
   }
 
   async find(accountId: string, agentId: string, conversationKey: string): Promise<ConversationState | undefined> {
-    return (await this.table.get(partitionOf(accountId, agentId, conversationKey), stateKey))?.value;
+    return assemble(await this.table.list(partitionOf(accountId, agentId, conversationKey)))?.state;
   }
 
-  /** Write the state if nobody changed it since `version` was read; throws ConditionFailedError otherwise. */
+  /**
+   * Write the state if nobody changed it since `version` was read; throws ConditionFailedError
+   * otherwise. Messages are append-only: only those past the stored count are written.
+   */
   async save(state: ConversationState, version: number | null): Promise<number> {
-    const [written] = await this.table.write(partitionOf(state.accountId, state.agentId, state.conversationKey), [
-      { type: 'put', key: stateKey, value: state, expectedVersion: version },
-    ]);
-    return written?.version ?? 0;
+    const partition = partitionOf(state.accountId, state.agentId, state.conversationKey);
+    const head = (await this.table.get(partition, headKey)) as VersionedRow<ConversationHead> | undefined;
+    const operations: WriteOperation<ConversationRow>[] = [];
+    let storedCount = 0;
+    if (head) {
+      if (head.version !== version) throw new ConditionFailedError(this.table.name, headKey);
+      storedCount = head.value.messageCount;
+    } else if (version !== null) {
+      // Stored as one row before: move it to head and message rows, on the same condition.
+      operations.push({ type: 'delete', key: legacyStateKey, expectedVersion: version });
+    }
+    if (state.messages.length < storedCount) throw new Error(`Conversation "${state.conversationKey}": messages are append-only (${state.messages.length} < ${storedCount}).`);
+    const { messages, ...rest } = state;
+    messages.slice(storedCount).forEach((message, offset) => operations.push({ type: 'put', key: messageKey(storedCount + offset), value: message }));
+    operations.push({ type: 'put', key: headKey, value: { ...rest, messageCount: messages.length }, expectedVersion: head ? version : null });
+    const written = await this.table.write(partition, operations);
+    return written.at(-1)?.version ?? 0;
   }
 }
