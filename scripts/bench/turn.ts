@@ -3,30 +3,11 @@
  * latency), measured in one run: time per turn at concurrency 1, and throughput at 32.
  * Targets (issue 3): ≤ 1.3× the bare time per turn, ≥ 0.7× the bare throughput.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
 import { streamText, type UIMessageChunk } from 'ai';
-import { execa, type ResultPromise } from 'execa';
 import { requestUiMessageStream } from '../../cli/chat/ui-stream-reader.js';
-
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Start a child process and read the JSON line it prints once it listens. */
-async function startChild(args: string[], environment: Record<string, string> = {}): Promise<{ child: ResultPromise; ready: Record<string, string> }> {
-  const child = execa('node', ['--import', 'tsx', ...args], { cwd: projectRoot, env: { LOG_LEVEL: 'warn', ENABLE_WEBSOCKET: 'false', ...environment }, reject: false, stdout: 'pipe', stderr: 'inherit' });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    void child.then((result) => reject(new Error(`${args.join(' ')} exited (${result.exitCode})`)));
-  });
-  return { child, ready: JSON.parse(line) as Record<string, string> };
-}
-
-const modelKey = 'sk-bench-0123456789abcdef';
+import { benchModelKey, startBenchStack } from './bench-processes.js';
 
 type Run = (index: number) => Promise<void>;
 
@@ -100,23 +81,12 @@ export interface TurnBenchResult {
  * harness service each run in their own (the bare baseline talks to the same model process).
  */
 export async function runTurnBench(sequentialTurns = 400, concurrentTurns = 1280, modelLatencyMs = 0): Promise<TurnBenchResult> {
-  const modelProcess = await startChild(['fixtures/model-server/main.ts', '--api-key', modelKey, '--latency-ms', String(modelLatencyMs)]);
-  const model = { baseURL: modelProcess.ready.baseURL! };
-  const dataDir = await mkdtemp(join(tmpdir(), 'harness-bench-turn-'));
-  // The benchmark sets the limits it needs: 32 concurrent turns from one account, hundreds a minute.
-  const serviceProcess = await startChild(['cli/main.ts', 'serve', '--account-port', '0', '--agent-port', '0', '--data-dir', dataDir, '--json'], {
-    HARNESS_LIMIT_TURNS_PER_MINUTE: '1000000',
-    HARNESS_LIMIT_CONCURRENT_TURNS: '1000',
-  });
-  const services = { accountUrl: serviceProcess.ready.accountUrl!, agentUrl: serviceProcess.ready.agentUrl! };
+  const stack = await startBenchStack({ modelLatencyMs });
+  const services = { agentUrl: stack.agentUrl };
+  const account = { secret: stack.secret };
+  const model = { baseURL: stack.modelBaseURL };
   try {
-    const account = (await (await fetch(`${services.accountUrl}/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', description: 'bench' }) })).json()) as { secret: string };
-    await fetch(`${services.accountUrl}/accounts/me/agents/bench`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${account.secret}` },
-      body: JSON.stringify({ config: { provider: { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } } } }),
-    });
-    const openai = createOpenAI({ apiKey: modelKey, baseURL: model.baseURL });
+    const openai = createOpenAI({ apiKey: benchModelKey, baseURL: model.baseURL });
     const bare = async () => {
       const result = streamText({ model: openai.chat('fixture'), messages: [{ role: 'user', content: 'hello bench' }] });
       for await (const _ of result.toUIMessageStream()) {
@@ -149,10 +119,7 @@ export async function runTurnBench(sequentialTurns = 400, concurrentTurns = 1280
     console.log(`  concurrency 32: bare ${result.bareTurnsPerSecond32.toFixed(0)} turns/s, harness ${result.harnessTurnsPerSecond32.toFixed(0)} turns/s, ratio ${result.throughputRatio.toFixed(2)}x (target >= 0.7x)`);
     return result;
   } finally {
-    serviceProcess.child.kill('SIGTERM');
-    modelProcess.child.kill('SIGTERM');
-    await Promise.all([serviceProcess.child, modelProcess.child]);
-    await rm(dataDir, { recursive: true, force: true });
+    await stack.close();
   }
 }
 
