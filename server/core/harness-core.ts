@@ -4,27 +4,31 @@ import { signupSettingsFromEnvironment, type SignupSettings } from './accounts/s
 import type { StoredAgent } from './agents/agent.js';
 import { AgentsRepository } from './agents/agents-repository.js';
 import { Agents } from './agents/agents.js';
+import type { AsyncRequestRecord } from './async-requests/async-request.js';
+import { AsyncRequestTransitions } from './async-requests/async-request-transitions.js';
+import { AsyncRequests } from './async-requests/async-requests.js';
+import { AsyncRequestsRepository } from './async-requests/async-requests-repository.js';
 import { recoverAsyncWork, type RecoveryReport } from './async-tools/async-recovery.js';
 import type { AsyncTableRow } from './async-tools/async-tool-result.js';
+import { AsyncToolCompletions } from './async-tools/async-tool-completions.js';
 import { AsyncToolResultsRepository } from './async-tools/async-tool-results-repository.js';
 import { AsyncSettlement } from './async-tools/async-settlement.js';
 import { ContinuationDispatcher } from './async-tools/continuation-dispatcher.js';
+import { BackgroundWorker } from './background-jobs/background-worker.js';
 import type { ConversationState } from './conversations/conversation.js';
 import { ConversationsRepository } from './conversations/conversations-repository.js';
 import type { ChannelDelivery } from './channels/channel-deliveries-repository.js';
 import { createChannels, type Channels } from './channels/channels.js';
 import type { CronTableRow } from './cron-jobs/cron-job.js';
 import { asyncTurnLauncher, CronJobs, CronJobsRepository, CronScheduler, type CronRunLauncher, type SchedulerClock, systemClock } from './cron-jobs/index.js';
-import { AsyncRequests } from './events/async-requests.js';
-import { AsyncWorker } from './events/async-worker.js';
-import type { EventRecord } from './events/event.js';
-import { EventsRepository } from './events/events-repository.js';
 import type { InfrastructureDefinition } from './infrastructure.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ConfigCipher } from './secrets/config-encryption.js';
 import type { RuntimeSecrets } from './secrets/runtime-secrets.js';
 import type { Storage } from './storage/table-store.js';
 import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.js';
+import { saveConversation } from './turns/save-conversation.js';
+import { TurnAdmission } from './turns/turn-admission.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import type { BubblewrapStatus } from './sandbox/bubblewrap-probe.js';
 import type { CgroupSupport } from './sandbox/sandbox-cgroups.js';
@@ -52,7 +56,7 @@ export interface HarnessCoreOptions {
   modelMaxRetries?: number;
   /** Rate limits and size limits; default: `HARNESS_LIMIT_*` over the defaults. */
   limits?: ServiceLimits;
-  /** Concurrent jobs of the async worker (default 4). */
+  /** Concurrent jobs of the background worker (`/async`, cron runs, continuations; default 4). */
   asyncWorkerConcurrency?: number;
   /** Bound on same-invocation async work in one turn (default 5 minutes). */
   sameInvocationTimeoutMs?: number;
@@ -89,9 +93,12 @@ export interface HarnessCore {
   conversations: ConversationsRepository;
   turns: TurnRunner;
   asyncSettlement: AsyncSettlement;
+  /** Settles async tool calls and dispatches the continuations their settlement claims. */
+  asyncCompletions: AsyncToolCompletions;
   continuations: ContinuationDispatcher;
   asyncRequests: AsyncRequests;
-  asyncWorker: AsyncWorker;
+  /** Runs `/async` requests, cron runs and every continuation after async tools. */
+  asyncWorker: BackgroundWorker;
   /** Channel webhooks, their background worker and the deliveries table. */
   channels: Channels;
   cronJobs: CronJobs;
@@ -120,13 +127,15 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
   agents.addConfigCheck((config) => checkAgentDestinations(outbound, config));
   const conversations = new ConversationsRepository(options.storage.table<ConversationState>(tables.conversations));
-  const events = new EventsRepository(options.storage.table<EventRecord>(tables.events));
+  const requestsRepository = new AsyncRequestsRepository(options.storage.table<AsyncRequestRecord>(tables.events));
+  const transitions = new AsyncRequestTransitions(requestsRepository, now);
   const asyncRepository = new AsyncToolResultsRepository(options.storage.table<AsyncTableRow>(tables.asyncToolResults));
   const asyncSettlement = new AsyncSettlement(asyncRepository, now);
   const continuations = new ContinuationDispatcher(logger);
+  const asyncCompletions = new AsyncToolCompletions(asyncSettlement, continuations);
   const bubblewrap = options.bubblewrap ?? { available: false, reason: 'bubblewrap was not probed' };
   const sandboxSettings = options.sandboxSettings ?? sandboxSettingsFromEnvironment();
-  // Spec rules 2-4: the tools that come from their own config keys, never from config.tools.
+  // The tools that come from their own config keys, never from config.tools.
   const toolSources = [
     sandboxToolSource({ bucketFolder: options.bucketFolder, bubblewrap, settings: sandboxSettings, cgroups: options.sandboxCgroups }),
     subagentToolSource(() => turns),
@@ -136,18 +145,37 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     toolOptions: () => ({ sources: toolSources }),
     agents,
     conversations,
+    asyncResults: asyncRepository,
+    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled }),
+    execution: {
+      logger,
+      now,
+      defaultMaxSteps: 8,
+      modelMaxRetries: options.modelMaxRetries ?? 2,
+      sameInvocationTimeoutMs: options.sameInvocationTimeoutMs ?? 300_000,
+      asyncResults: asyncRepository,
+      completions: asyncCompletions,
+      statusRows: transitions,
+      save: (state, version) => saveConversation(conversations, state, version),
+    },
     logger,
     now,
     toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom(),
-    modelMaxRetries: options.modelMaxRetries,
-    limits,
-    accountCheck: accounts.requireEnabled,
+    maxConversationMessages: limits.maxConversationMessages,
+    maxToolOutputBytes: limits.maxToolOutputBytes,
     ...(outbound.restricts ? { modelFetch: createModelFetch(outbound.dispatcher), outboundFetch: outbound.fetch } : {}),
-    asyncTools: { repository: asyncRepository, settlement: asyncSettlement, events, dispatcher: continuations, sameInvocationTimeoutMs: options.sameInvocationTimeoutMs },
   });
-  const asyncWorker = new AsyncWorker(turns, events, logger, options.asyncWorkerConcurrency ?? 4);
-  continuations.setDefault((group) => asyncWorker.enqueueContinuation(group));
-  const asyncRequests = new AsyncRequests(agents, events, asyncWorker, now, accounts.requireEnabled);
+  const asyncWorker = new BackgroundWorker({
+    turns,
+    transitions,
+    asyncResults: asyncRepository,
+    settlement: asyncSettlement,
+    deliveries: continuations,
+    logger,
+    concurrency: options.asyncWorkerConcurrency ?? 4,
+  });
+  continuations.sendTo((job) => asyncWorker.enqueue(job));
+  const asyncRequests = new AsyncRequests({ agents, repository: requestsRepository, transitions, enqueue: (job) => asyncWorker.enqueue(job), accountCheck: accounts.requireEnabled });
   const channels = createChannels({
     table: options.storage.table<ChannelDelivery>(tables.channelDeliveries),
     agents,
@@ -161,7 +189,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   });
   const cronClock = options.cronClock ?? systemClock(now);
   const cronRepository = new CronJobsRepository(options.storage.table<CronTableRow>(tables.cronJobs));
-  const cronLauncher = asyncTurnLauncher(asyncRequests, events);
+  const cronLauncher = asyncTurnLauncher(asyncRequests, transitions);
   const cronScheduler = new CronScheduler({ repository: cronRepository, launcher: options.wrapCronLauncher?.(cronLauncher) ?? cronLauncher, clock: cronClock, logger });
   const cronJobs = new CronJobs({ repository: cronRepository, agents, scheduler: cronScheduler, now: () => cronClock.now() });
   agents.addDeletionGuard((accountId, agentId) => cronJobs.agentDeletionRefusal(accountId, agentId));
@@ -175,6 +203,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     conversations,
     turns,
     asyncSettlement,
+    asyncCompletions,
     continuations,
     asyncRequests,
     asyncWorker,
@@ -183,7 +212,14 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     cronScheduler,
     workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder, sandboxSettings.diskQuotaBytes),
     start: async () => {
-      const report = await recoverAsyncWork({ repository: asyncRepository, settlement: asyncSettlement, dispatcher: continuations, events, worker: asyncWorker, logger });
+      const report = await recoverAsyncWork({
+        repository: asyncRepository,
+        completions: asyncCompletions,
+        requests: requestsRepository,
+        transitions,
+        enqueue: (job) => asyncWorker.enqueue(job),
+        logger,
+      });
       await channels.worker.recover();
       // After recovery: runs it put back on the queue are found by the scheduler, not resubmitted.
       await cronScheduler.start();

@@ -27,14 +27,6 @@ export async function peekStream(stream: ReadableStream<UIMessageChunk>): Promis
   }
 }
 
-/** Read a stream to its end, discarding the chunks (the turn itself runs regardless). */
-export async function drain(reader: ReadableStreamDefaultReader<UIMessageChunk>): Promise<void> {
-  for (;;) {
-    const { done } = await reader.read();
-    if (done) return;
-  }
-}
-
 /**
  * Write the AI SDK UI message stream protocol (contract §5): SSE with
  * `x-vercel-ai-ui-message-stream: v1`, `data: <chunk>` lines and a final `data: [DONE]`.

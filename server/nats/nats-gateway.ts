@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { UIMessageChunk } from 'ai';
 import type { AccountRecord } from '../core/accounts/account.js';
 import type { DispatchGroup } from '../core/async-tools/async-tool-result.js';
 import { isValidConversationKey } from '../core/conversations/conversation.js';
@@ -8,7 +9,8 @@ import type { HarnessCore } from '../core/harness-core.js';
 import { takeBudget } from '../core/limits/take-budget.js';
 import type { Logger } from '../core/logger.js';
 import { parseChatBody } from '../core/turns/chat-body.js';
-import type { StartedTurn } from '../core/turns/turn-runner.js';
+import { runTurnToEnd } from '../core/turns/run-turn-to-end.js';
+import type { StartedTurn } from '../core/turns/turn-types.js';
 import { isAccountInbox } from './account-nats-credentials.js';
 import type { NatsLink, NatsLinkState } from './nats-link.js';
 import { authorizationHeader, chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
@@ -103,14 +105,9 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     return account;
   }
 
-  async function pump(turn: StartedTurn, target: Omit<ChunkTarget, 'turnId'>): Promise<void> {
-    const reader = turn.stream.getReader();
-    const chunkTarget: ChunkTarget = { ...target, turnId: turn.turnId };
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      publisher.publish(chunkTarget, value);
-    }
+  /** Publishes each chunk of a turn to a reply subject (stored for replay under the turn's id). */
+  function publishTo(target: ChunkTarget): (chunk: UIMessageChunk) => void {
+    return (chunk) => publisher.publish(target, chunk);
   }
 
   async function handleChat(message: Msg, subject: RequestSubject, replySubject: string): Promise<void> {
@@ -138,7 +135,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
       return;
     }
     log('debug', { accountId: subject.accountId, agentId: subject.agentId, turnId: turn.turnId }, 'NATS turn started');
-    await pump(turn, { replySubject, accountId: subject.accountId, agentId: subject.agentId, conversationKey });
+    await runTurnToEnd(turn, publishTo({ replySubject, accountId: subject.accountId, agentId: subject.agentId, conversationKey, turnId: turn.turnId }));
   }
 
   async function handleReplay(message: Msg, subject: RequestSubject, replySubject: string): Promise<void> {
@@ -205,28 +202,28 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     publisher.resume();
   }
 
-  /** Dispatch group rule 3: the continuation streams to the subject stored with the rows. */
-  function runContinuation(group: DispatchGroup): void {
+  /** The reply subject a NATS turn stored with its dispatch group, when it is still one of the account's inboxes. */
+  function continuationSubject(group: DispatchGroup): string | undefined {
     const replySubject = (group.delivery.replyTarget as Partial<NatsReplyTarget> | undefined)?.replySubject;
-    const work = (async () => {
-      const started = await core.turns.startContinuation(group);
-      if (typeof replySubject !== 'string' || !isAccountInbox(group.accountId, replySubject)) {
-        log('warn', { groupId: group.groupId }, 'a NATS continuation has no usable reply subject; it runs without a listener');
-        const reader = started.stream.getReader();
-        while (!(await reader.read()).done);
-        return;
-      }
-      await pump(started, { replySubject, accountId: group.accountId, agentId: group.agentId, conversationKey: group.conversationKey });
-    })();
-    track(
-      work.catch((error: unknown) => {
-        log('error', { groupId: group.groupId, error: (error as Error).message }, 'a NATS continuation failed to start');
-        if (typeof replySubject === 'string' && isAccountInbox(group.accountId, replySubject)) refuse(replySubject, error);
-      }),
-    );
+    return typeof replySubject === 'string' && isAccountInbox(group.accountId, replySubject) ? replySubject : undefined;
   }
 
-  core.continuations.register('nats', runContinuation);
+  // A continuation (run by the core's background worker) streams to the subject stored with its group.
+  core.continuations.register('nats', {
+    stream: (group, turnId) => {
+      const replySubject = continuationSubject(group);
+      if (replySubject === undefined) {
+        log('warn', { groupId: group.groupId }, 'a NATS continuation has no usable reply subject; it runs without a listener');
+        return undefined;
+      }
+      return publishTo({ replySubject, accountId: group.accountId, agentId: group.agentId, conversationKey: group.conversationKey, turnId });
+    },
+    failedToStart: async (group, error) => {
+      log('error', { groupId: group.groupId, error: (error as Error).message }, 'a NATS continuation failed to start');
+      const replySubject = continuationSubject(group);
+      if (replySubject !== undefined) refuse(replySubject, error);
+    },
+  });
   const stopConnected = link.onConnected((connection) =>
     subscribe(connection).catch((error: unknown) => log('error', { error: (error as Error).message }, 'the NATS gateway could not subscribe; it tries again on the next connection')),
   );

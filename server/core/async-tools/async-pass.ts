@@ -5,7 +5,8 @@ import { ConditionFailedError } from '../storage/table-store.js';
 import type { AsyncToolOptions } from '../tools/test-external-async.js';
 import { type AsyncExecution, type AsyncToolResult, completePathFor, type DeliveryMetadata, type DispatchGroup, groupKey, resultIdFor } from './async-tool-result.js';
 import type { AsyncToolResultsRepository } from './async-tool-results-repository.js';
-import type { AsyncOutcome, AsyncSettlement } from './async-settlement.js';
+import type { AsyncOutcome } from './async-settlement.js';
+import type { AsyncToolCompletions } from './async-tool-completions.js';
 
 export interface AsyncPassOwner {
   accountId: string;
@@ -32,7 +33,7 @@ function asResponse(value: unknown): Record<string, unknown> {
 }
 
 /**
- * The async coordinator's state for one model pass (spec rule 7). Local `async: true` tools
+ * The async coordinator's state for one model pass. Local `async: true` tools
  * are wrapped: each call stores an AsyncToolResult row and returns `{resultId, status:
  * "processing"}` to the model at once. `same-invocation` work stays in memory as a pending
  * promise the turn waits for; `external-dispatch` rows are registered in the pass's dispatch
@@ -48,7 +49,7 @@ export class AsyncPass {
   constructor(
     private readonly owner: AsyncPassOwner,
     private readonly repository: AsyncToolResultsRepository,
-    private readonly settlement: AsyncSettlement,
+    private readonly completions: Pick<AsyncToolCompletions, 'settleInProcess'>,
     private readonly logger: Logger,
     private readonly now: () => Date,
   ) {}
@@ -88,7 +89,7 @@ export class AsyncPass {
         } catch (error) {
           const message = describe(error);
           this.logger.warn({ event: 'async-tool', tool: name, resultId, error: message }, 'dispatch failed');
-          await this.settlement.settle(resultId, { status: 'failed', error: message }, 'in-process');
+          await this.completions.settleInProcess(resultId, { status: 'failed', error: message });
           return { resultId, status: 'failed', error: message };
         }
         return { resultId, status: 'processing' };
@@ -165,7 +166,7 @@ export class AsyncPass {
       });
       const outcome = await Promise.race([call.promise, timeout]);
       clearTimeout(timer);
-      await this.settlement.settle(resultId, outcome, 'in-process');
+      await this.completions.settleInProcess(resultId, outcome);
       settled.push({ resultId, toolCallId: call.toolCallId, toolName: call.toolName, outcome });
     }
     this.pending.clear();

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { silentLogger } from '../logger.js';
 import { LowdbStorage } from '../storage/lowdb-storage.js';
-import type { EventRecord } from '../events/event.js';
-import { EventsRepository } from '../events/events-repository.js';
-import type { AsyncWorker } from '../events/async-worker.js';
+import type { AsyncRequestRecord } from '../async-requests/async-request.js';
+import { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
+import { AsyncRequestsRepository } from '../async-requests/async-requests-repository.js';
 import { recoverAsyncWork } from './async-recovery.js';
 import { type AsyncTableRow, type AsyncToolResult, type DispatchGroup, groupKey } from './async-tool-result.js';
 import { AsyncToolResultsRepository } from './async-tool-results-repository.js';
 import { AsyncSettlement } from './async-settlement.js';
+import { AsyncToolCompletions } from './async-tool-completions.js';
 import { ContinuationDispatcher } from './continuation-dispatcher.js';
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -44,13 +45,13 @@ describe('recoverAsyncWork', () => {
   it('fails orphaned same-invocation rows, resumes claimed and ready continuations, requeues and fails events', async () => {
     const storage = new LowdbStorage(folder.path);
     const repository = new AsyncToolResultsRepository(storage.table<AsyncTableRow>('async'));
-    const events = new EventsRepository(storage.table<EventRecord>('events'));
+    const events = new AsyncRequestsRepository(storage.table<AsyncRequestRecord>('events'));
     const settlement = new AsyncSettlement(repository);
     const dispatched: string[] = [];
     const dispatcher = new ContinuationDispatcher(silentLogger);
-    dispatcher.setDefault((dispatchedGroup) => dispatched.push(dispatchedGroup.groupId));
+    dispatcher.sendTo((job) => dispatched.push(job.groupId));
     const requeued: string[] = [];
-    const worker = { enqueueEvent: (eventId: string) => requeued.push(eventId) } as unknown as AsyncWorker;
+    const enqueue = (job: { eventId: string }) => requeued.push(job.eventId);
 
     const inline = 'grp_aaaaaaaaaaaaaaaaaaaaaaaa';
     await repository.write(inline, [
@@ -76,7 +77,9 @@ describe('recoverAsyncWork', () => {
     await events.create({ ...base, eventId: 'evt_queued', status: 'queued', input: { kind: 'user', message: { role: 'user', content: 'x' } } });
     await events.create({ ...base, eventId: 'evt_running', status: 'processing' });
 
-    const report = await recoverAsyncWork({ repository, settlement, dispatcher, events, worker, logger: silentLogger });
+    const completions = new AsyncToolCompletions(settlement, dispatcher);
+    const transitions = new AsyncRequestTransitions(events);
+    const report = await recoverAsyncWork({ repository, completions, requests: events, transitions, enqueue, logger: silentLogger });
     expect(report).toEqual({ sameInvocationFailed: 1, continuationsResumed: 2, eventsRequeued: 1, eventsFailed: 1 });
     expect((await repository.result(inline, `res_${inline}_0`))?.value).toMatchObject({ status: 'failed', error: 'service restarted' });
     expect(dispatched.sort()).toEqual([claimed, ready]);

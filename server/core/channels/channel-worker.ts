@@ -1,10 +1,13 @@
 import { AccountDisabledError } from '../accounts/account-status.js';
-import { BoundedJobQueue } from '../bounded-job-queue.js';
 import type { Agents } from '../agents/agents.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
 import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
+import type { ChannelDeliveryJob } from '../background-jobs/background-job.js';
+import { inMemoryJobQueues, type JobQueue, type JobQueueFactory } from '../background-jobs/job-queue.js';
 import type { Logger } from '../logger.js';
-import type { StartedTurn, TurnResult, TurnRunner } from '../turns/turn-runner.js';
+import { runTurnToEnd } from '../turns/run-turn-to-end.js';
+import type { TurnResult } from '../turns/turn-types.js';
+import type { TurnRunner } from '../turns/turn-runner.js';
 import type { ReplyTarget } from './channel-adapter.js';
 import { getChannelAdapter, isChannelProvider } from './channel-adapters.js';
 import { channelConfigOf } from './channel-config.js';
@@ -23,11 +26,11 @@ export interface ChannelWorkerOptions {
   fetch?: typeof fetch;
   /** Turns run at once (default 4). */
   concurrency?: number;
+  /** Where deliveries wait (default: in memory). */
+  queues?: JobQueueFactory;
   /** Finished deliveries older than this are forgotten at boot (default `deliveryMemoryMs`, 7 days). */
   retentionMs?: number;
 }
-
-type Job = { kind: 'delivery'; ref: DeliveryRef } | { kind: 'continuation'; group: DispatchGroup };
 
 export interface ChannelRecoveryReport {
   requeued: number;
@@ -43,23 +46,21 @@ export function channelConversationKey(provider: string, conversationId: string)
  * Runs channel turns in the background, with bounded concurrency, and posts their replies
  * through the provider's API. Its queue lives in memory, its truth in the deliveries table:
  * a delivery stays `accepted` until processed, and `recover()` puts those back on the queue
- * after a restart. It is also the `channel` continuation handler: after `external-dispatch`
- * tools settle, the continuation replies in the chat or thread the turn came from.
+ * after a restart. It is also the `channel` continuation delivery: after `external-dispatch`
+ * tools settle, the continuation (run by the background worker) replies in the chat or
+ * thread the turn came from.
  */
 export class ChannelWorker {
-  private readonly queue: BoundedJobQueue<Job>;
+  private readonly queue: JobQueue<ChannelDeliveryJob>;
   /** Deliveries queued or running, so a recovery scan cannot queue one twice. */
   private readonly inFlight = new Set<string>();
 
   constructor(private readonly options: ChannelWorkerOptions) {
-    this.queue = new BoundedJobQueue(
-      (job) => this.run(job),
-      options.concurrency ?? 4,
-      (job) => {
-        if (job.kind === 'delivery') this.inFlight.delete(refKey(job.ref));
-      },
-    );
-    options.continuations.register('channel', (group) => this.queue.push({ kind: 'continuation', group }));
+    this.queue = (options.queues ?? inMemoryJobQueues)((job: ChannelDeliveryJob) => this.run(job), options.concurrency ?? 4);
+    options.continuations.register('channel', {
+      finished: (group, result) => this.replyToContinuation(group, replyTextsFor(result), result.status),
+      failedToStart: (group, error) => this.continuationFailedToStart(group, error),
+    });
   }
 
   /** Processes an accepted delivery in the background. */
@@ -67,7 +68,7 @@ export class ChannelWorker {
     const key = refKey(ref);
     if (this.inFlight.has(key)) return;
     this.inFlight.add(key);
-    this.queue.push({ kind: 'delivery', ref });
+    this.queue.push({ kind: 'channel-delivery', ref });
   }
 
   /** Re-queues deliveries left `accepted` by a stopped process; forgets old finished ones. */
@@ -97,13 +98,14 @@ export class ChannelWorker {
     return this.queue.stop();
   }
 
-  private async run(job: Job): Promise<void> {
+  private async run(job: ChannelDeliveryJob): Promise<void> {
     try {
-      if (job.kind === 'delivery') await this.runDelivery(job.ref);
-      else await this.runContinuation(job.group);
+      await this.runDelivery(job.ref);
     } catch (error) {
       // Only storage failures get here; the delivery stays `accepted` and the next boot retries it.
       this.options.logger.error({ event: 'channel-worker', kind: job.kind, error: (error as Error).message }, 'channel job failed');
+    } finally {
+      this.inFlight.delete(refKey(job.ref));
     }
   }
 
@@ -125,7 +127,7 @@ export class ChannelWorker {
         denialReason: channelDenialReason,
         replyTarget: { ...delivery.replyTarget, provider: delivery.provider },
       });
-      const result = await consume(turn);
+      const result = await runTurnToEnd(turn);
       if (result.status === 'failed') failure = `turn failed (${result.error?.kind ?? 'internal'})`;
       logger.info({ event: 'channel-turn', ...logFields, status: result.status, deniedApprovals: result.deniedApprovals.length }, 'channel turn finished');
       const sent = await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, replyTextsFor(result), logFields);
@@ -145,28 +147,26 @@ export class ChannelWorker {
     await deliveries.finish(ref, failure === undefined ? { status: 'done' } : { status: 'failed', error: failure }, finishedAt);
   }
 
-  private async runContinuation(group: DispatchGroup): Promise<void> {
-    const { logger, turns } = this.options;
+  private async replyToContinuation(group: DispatchGroup, texts: string[], status?: TurnResult['status']): Promise<void> {
     const { provider, ...target } = (group.delivery.replyTarget ?? {}) as ReplyTarget;
     const logFields = { accountId: group.accountId, agentId: group.agentId, provider, groupId: group.groupId };
     if (typeof provider !== 'string') {
-      logger.error({ event: 'channel-continuation', ...logFields }, 'channel continuation without a reply target');
+      this.options.logger.error({ event: 'channel-continuation', ...logFields }, 'channel continuation without a reply target');
       return;
     }
-    let texts: string[];
-    try {
-      const result = await consume(await turns.startContinuation(group));
-      logger.info({ event: 'channel-continuation', ...logFields, status: result.status }, 'channel continuation finished');
-      texts = replyTextsFor(result);
-    } catch (error) {
-      if (error instanceof AccountDisabledError) {
-        logger.info({ event: 'channel-continuation', ...logFields }, 'channel continuation dropped: the account is disabled');
-        return;
-      }
-      logger.warn({ event: 'channel-continuation', ...logFields, error: (error as Error).message }, 'channel continuation could not start');
-      texts = [apologyText];
-    }
+    if (status) this.options.logger.info({ event: 'channel-continuation', ...logFields, status }, 'channel continuation finished');
     await this.reply(group.accountId, group.agentId, provider, target, texts, logFields);
+  }
+
+  /** A disabled account does nothing, replies included; any other failure gets the apology. */
+  private async continuationFailedToStart(group: DispatchGroup, error: unknown): Promise<void> {
+    const logFields = { accountId: group.accountId, agentId: group.agentId, groupId: group.groupId };
+    if (error instanceof AccountDisabledError) {
+      this.options.logger.info({ event: 'channel-continuation', ...logFields }, 'channel continuation dropped: the account is disabled');
+      return;
+    }
+    this.options.logger.warn({ event: 'channel-continuation', ...logFields, error: (error as Error).message }, 'channel continuation could not start');
+    await this.replyToContinuation(group, [apologyText]);
   }
 
   /**
@@ -194,10 +194,4 @@ export class ChannelWorker {
 
 function refKey(ref: DeliveryRef): string {
   return JSON.stringify([ref.accountId, ref.agentId, ref.provider, ref.deliveryId]);
-}
-
-async function consume(turn: StartedTurn): Promise<TurnResult> {
-  const reader = turn.stream.getReader();
-  for (;;) if ((await reader.read()).done) break;
-  return turn.result;
 }

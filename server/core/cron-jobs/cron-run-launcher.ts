@@ -1,6 +1,6 @@
-import type { AsyncRequests } from '../events/async-requests.js';
-import type { EventRecord, EventStatus } from '../events/event.js';
-import type { EventsRepository } from '../events/events-repository.js';
+import type { AsyncRequestRecord, AsyncRequestStatus } from '../async-requests/async-request.js';
+import type { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
+import type { AsyncRequests } from '../async-requests/async-requests.js';
 import { ConditionFailedError } from '../storage/table-store.js';
 
 /** What a cron fire asks of the rest of the core. */
@@ -15,7 +15,7 @@ export interface CronRunRequest {
 
 export interface CronEventOutcome {
   eventId: string;
-  status: EventStatus;
+  status: AsyncRequestStatus;
   error?: string;
 }
 
@@ -32,9 +32,12 @@ export interface CronRunLauncher {
   onOutcome(listener: (outcome: CronEventOutcome) => void): () => void;
 }
 
-/** Cron runs as async turns on the in-process worker, transport `cron` (approvals denied). */
-export function asyncTurnLauncher(asyncRequests: AsyncRequests, events: EventsRepository): CronRunLauncher {
-  const outcomeOf = (event: EventRecord): CronEventOutcome => ({ eventId: event.eventId, status: event.status, ...(event.error ? { error: event.error } : {}) });
+/**
+ * Cron runs as async requests, transport `cron` (approvals denied): the scheduler submits one,
+ * the background worker runs it, and the request's transitions tell the scheduler how it ended.
+ */
+export function asyncTurnLauncher(asyncRequests: AsyncRequests, transitions: Pick<AsyncRequestTransitions, 'onStatusChange'>): CronRunLauncher {
+  const outcomeOf = (event: AsyncRequestRecord): CronEventOutcome => ({ eventId: event.eventId, status: event.status, ...(event.error ? { error: event.error } : {}) });
   return {
     async submit(request) {
       try {
@@ -53,9 +56,9 @@ export function asyncTurnLauncher(asyncRequests: AsyncRequests, events: EventsRe
       }
     },
     async outcome(accountId, eventId) {
-      const event = await events.get(eventId);
-      return event && event.accountId === accountId ? outcomeOf(event) : undefined;
+      const request = await asyncRequests.find(accountId, eventId);
+      return request ? outcomeOf(request) : undefined;
     },
-    onOutcome: (listener) => events.onStatusChange((event) => listener(outcomeOf(event))),
+    onOutcome: (listener) => transitions.onStatusChange((request) => listener(outcomeOf(request))),
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseScheduleExpression, type Schedule } from '../cron/index.js';
-import type { EventStatus } from '../events/event.js';
+import type { AsyncRequestStatus } from '../async-requests/async-request.js';
 import type { Logger } from '../logger.js';
 import type { CronJobRecord, CronRun, CronRunStatus } from './cron-job.js';
 import type { CronJobsRepository, SlotClaim } from './cron-jobs-repository.js';
@@ -36,7 +36,7 @@ interface PendingRun {
 }
 
 /** An event status that ends a cron run, and how the run records it. */
-function finalRunStatus(status: EventStatus, error: string | undefined): { status: CronRunStatus; error?: string } | undefined {
+function finalRunStatus(status: AsyncRequestStatus, error: string | undefined): { status: CronRunStatus; error?: string } | undefined {
   if (status === 'completed') return { status: 'completed' };
   if (status === 'failed') return { status: 'failed', error: error ?? 'the run failed' };
   // Approvals are denied on cron runs, so this means a turn that cannot go on without a person.

@@ -5,7 +5,8 @@ import { validateSandboxSections } from '../sandbox/agent-sandbox-config.js';
 import type { SubagentConfig } from '../sandbox/sandbox-config-schema.js';
 import type { ToolSource } from '../tools/build-tools.js';
 import type { ToolContext } from '../tools/tool-context.js';
-import type { StartedTurn, TurnRequest, TurnResult } from '../turns/turn-runner.js';
+import { runTurnToEnd } from '../turns/run-turn-to-end.js';
+import type { StartedTurn, TurnRequest, TurnResult } from '../turns/turn-types.js';
 import { subagentConversationKey, subagentDepth } from './subagent-conversation-key.js';
 
 /** What run_subagent needs from the turn runner: starting a turn. */
@@ -32,14 +33,6 @@ export interface SubagentOutput {
   error?: string;
 }
 
-async function drain(stream: ReadableStream<unknown>): Promise<void> {
-  const reader = stream.getReader();
-  for (;;) {
-    const { done } = await reader.read();
-    if (done) return;
-  }
-}
-
 async function runSubagent(turns: SubagentTurns, context: ToolContext, agentId: string, message: string, depth: number): Promise<SubagentOutput> {
   const conversationKey = subagentConversationKey(context.conversationKey, agentId);
   // Another conversation than the caller's, so its lock is free: no deadlock. A loop back to
@@ -54,8 +47,7 @@ async function runSubagent(turns: SubagentTurns, context: ToolContext, agentId: 
     approvalPolicy: 'deny',
     denialReason: subagentDenialReason,
   });
-  await drain(started.stream);
-  const result = await started.result;
+  const result = await runTurnToEnd(started);
   return {
     agentId,
     conversationKey,
@@ -69,7 +61,7 @@ async function runSubagent(turns: SubagentTurns, context: ToolContext, agentId: 
 }
 
 /**
- * `run_subagent` (spec rule 3): runs another agent of the same account, one listed in
+ * `run_subagent`: runs another agent of the same account, one listed in
  * `config.subagent.agents`, as a nested turn in its own conversation, and returns its text.
  */
 export function buildRunSubagentTool(config: SubagentConfig, context: ToolContext, turns: SubagentTurns): ToolSet {

@@ -57,14 +57,7 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
       async (request, reply) => {
         const account = currentAccount(request);
         const outcome = request.body.status === 'completed' ? { status: 'completed' as const, response: request.body.response } : { status: 'failed' as const, error: request.body.error };
-        const settled = await core.asyncSettlement.settle(request.params.resultId, outcome, 'endpoint', account.accountId);
-        if (settled.claimed && settled.group) core.continuations.dispatch(settled.group);
-        return reply.status(202).send({
-          resultId: settled.resultId,
-          status: settled.status,
-          continuation: settled.claimed ? 'accepted' : 'waiting_for_async_tools',
-          ...(settled.claimed ? {} : { pendingCount: settled.pendingCount }),
-        });
+        return reply.status(202).send(await core.asyncCompletions.complete(account.accountId, request.params.resultId, outcome));
       },
     );
   });

@@ -3,12 +3,13 @@ import { isValidConversationKey, pendingApprovals } from '../../core/conversatio
 import { NotFoundError, TurnFailedError, UpstreamError } from '../../core/errors.js';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { parseChatBody } from '../../core/turns/chat-body.js';
-import type { TurnResult } from '../../core/turns/turn-runner.js';
+import { runTurnToEnd } from '../../core/turns/run-turn-to-end.js';
+import type { TurnResult } from '../../core/turns/turn-types.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
 import { agentIdParams } from '../schemas.js';
 import { statusUrl } from './async-routes.js';
-import { drain, peekStream, writeUiMessageSse } from '../ui-message-sse.js';
+import { peekStream, writeUiMessageSse } from '../ui-message-sse.js';
 
 interface AgentParams {
   agentId: string;
@@ -55,10 +56,11 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             transport: wantsStream ? 'sse' : 'json',
             approvalPolicy: 'ask',
           });
-          const peeked = await peekStream(turn.stream);
-          if (!wantsStream || peeked.failedBeforeOutput) {
-            await drain(peeked.reader);
-            const result = await turn.result;
+          const peeked = wantsStream ? await peekStream(turn.stream) : undefined;
+          if (!peeked || peeked.failedBeforeOutput) {
+            // Nothing is sent yet; a model that failed before saying anything is answered 502.
+            peeked?.reader.releaseLock();
+            const result = await runTurnToEnd(turn);
             if (result.status === 'failed') throw failure(result);
             const waiting = result.status === 'waiting_async_tools' ? { eventId: result.eventId, statusUrl: statusUrl(request, result.eventId) } : {};
             return reply.status(200).send({ ...chatAnswer(result), ...waiting });

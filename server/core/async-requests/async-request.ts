@@ -3,7 +3,11 @@ import type { PendingApprovalView } from '../conversations/conversation.js';
 import type { TurnInput } from '../turns/turn-input.js';
 import type { TransportKind } from '../tools/tool-context.js';
 
-export type EventStatus = 'queued' | 'processing' | 'awaiting_approval' | 'waiting_async_tools' | 'completed' | 'failed';
+/**
+ * Where an async request stands: `queued` → `processing` → `awaiting_approval` |
+ * `waiting_async_tools` → `completed` | `failed`. `completed` and `failed` are final.
+ */
+export type AsyncRequestStatus = 'queued' | 'processing' | 'awaiting_approval' | 'waiting_async_tools' | 'completed' | 'failed';
 
 export interface PendingAsyncToolView {
   resultId: string;
@@ -13,14 +17,17 @@ export interface PendingAsyncToolView {
   status: 'processing' | 'completed' | 'failed';
 }
 
-/** A `/status/{eventId}` row: an async request (or a turn waiting for async tools) and where it stands. */
-export interface EventRecord {
+/**
+ * A `/status/{eventId}` row: an `/async` request, a cron run, or a turn of another transport
+ * that waits for async tools, and where it stands.
+ */
+export interface AsyncRequestRecord {
   eventId: string;
   accountId: string;
   agentId: string;
   conversationKey: string;
   transport: TransportKind;
-  status: EventStatus;
+  status: AsyncRequestStatus;
   /** Kept until the worker has run it, so a restart can pick it up again. */
   input?: TurnInput;
   result?: { text: string; messages: ModelMessage[] };
@@ -29,4 +36,8 @@ export interface EventRecord {
   pendingAsyncTools?: PendingAsyncToolView[];
   createdAt: string;
   updatedAt: string;
+}
+
+export function isFinalStatus(status: AsyncRequestStatus): boolean {
+  return status === 'completed' || status === 'failed';
 }

@@ -1,9 +1,11 @@
+import type { JobQueue } from './job-queue.js';
+
 /**
  * An in-memory queue that runs at most `concurrency` jobs at a time, in arrival order. The
  * background workers (async turns, channel deliveries) keep their truth in storage and use
  * this only to pace the work; after a restart, recovery refills it.
  */
-export class BoundedJobQueue<Job> {
+export class BoundedJobQueue<Job> implements JobQueue<Job> {
   private readonly queue: Job[] = [];
   private running = 0;
   private readonly idleWaiters: (() => void)[] = [];

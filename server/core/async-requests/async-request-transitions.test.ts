@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
+import { LowdbStorage } from '../storage/lowdb-storage.js';
+import type { AsyncRequestRecord } from './async-request.js';
+import { AsyncRequestTransitions } from './async-request-transitions.js';
+import { AsyncRequestsRepository } from './async-requests-repository.js';
+
+const request = { eventId: 'evt_one', accountId: 'acc', agentId: 'agent', conversationKey: 'k', transport: 'async' as const, input: { kind: 'user' as const, message: { role: 'user' as const, content: 'x' } } };
+const finished = { text: 'done', messages: [], pendingApprovals: [] };
+
+describe('AsyncRequestTransitions', () => {
+  const folder = temporaryFolderPerTest();
+  const storages: LowdbStorage[] = [];
+  afterEach(async () => {
+    for (const storage of storages.splice(0)) await storage.close();
+  });
+
+  function open(): LowdbStorage {
+    const storage = new LowdbStorage(folder.path);
+    storages.push(storage);
+    return storage;
+  }
+
+  function setUp() {
+    const repository = new AsyncRequestsRepository(open().table<AsyncRequestRecord>('events'));
+    const transitions = new AsyncRequestTransitions(repository);
+    const seen: string[] = [];
+    transitions.onStatusChange((row) => seen.push(row.status));
+    return { repository, transitions, seen };
+  }
+
+  it('queues a request once and lets exactly one worker claim it', async () => {
+    const { repository, transitions, seen } = setUp();
+    await transitions.queue(request);
+    await expect(transitions.queue(request)).rejects.toThrow('Conditional write');
+    const claims = await Promise.all([transitions.claim('evt_one'), transitions.claim('evt_one'), transitions.claim('evt_one')]);
+    expect(claims.filter((claimed) => claimed !== undefined)).toHaveLength(1);
+    expect(await repository.get('evt_one')).toMatchObject({ status: 'processing', input: request.input });
+    expect(seen).toEqual(['processing']);
+  });
+
+  it('records a finished turn, and nothing moves a final row', async () => {
+    const { repository, transitions, seen } = setUp();
+    await transitions.queue(request);
+    await transitions.claim('evt_one');
+    await transitions.finishTurn('evt_one', { ...finished, status: 'completed' });
+    await transitions.fail('evt_one', 'too late');
+    await transitions.finishTurn('evt_one', { ...finished, text: 'again', status: 'failed', error: { message: 'no' } });
+    expect(await transitions.failInterrupted('evt_one')).toBe(false);
+    expect(await repository.get('evt_one')).toMatchObject({ status: 'completed', result: { text: 'done' } });
+    expect(await repository.get('evt_one')).not.toHaveProperty('error');
+    expect(seen).toEqual(['processing', 'completed']);
+  });
+
+  it('creates the row of a turn that starts waiting for async tools, and moves an existing one', async () => {
+    const { repository, transitions } = setUp();
+    const pendingAsyncTools = [{ resultId: 'res_x_0', toolCallId: 'c', toolName: 't', execution: 'external-dispatch' as const, status: 'processing' as const }];
+    const { input: _input, ...withoutInput } = request;
+    await transitions.waitForAsyncTools({ ...withoutInput, eventId: 'evt_chat', transport: 'json', pendingAsyncTools });
+    expect(await repository.get('evt_chat')).toMatchObject({ status: 'waiting_async_tools', transport: 'json', pendingAsyncTools });
+    await transitions.queue(request);
+    await transitions.claim('evt_one');
+    await transitions.waitForAsyncTools({ ...withoutInput, pendingAsyncTools });
+    expect(await repository.get('evt_one')).toMatchObject({ status: 'waiting_async_tools', pendingAsyncTools });
+    // A turn that waits again leaves the row as it is; its continuation's end settles it.
+    await transitions.finishTurn('evt_one', { ...finished, status: 'waiting_async_tools' });
+    expect(await repository.get('evt_one')).toMatchObject({ status: 'waiting_async_tools' });
+    await transitions.finishTurn('evt_one', { ...finished, status: 'completed' });
+    expect(await repository.get('evt_one')).toMatchObject({ status: 'completed', pendingAsyncTools: [] });
+  });
+
+  it('fails a row a stopped process left processing, and only such a row', async () => {
+    const { repository, transitions } = setUp();
+    await transitions.queue(request);
+    expect(await transitions.failInterrupted('evt_one')).toBe(false);
+    await transitions.claim('evt_one');
+    expect(await transitions.failInterrupted('evt_one')).toBe(true);
+    expect(await repository.get('evt_one')).toMatchObject({ status: 'failed', error: 'service restarted while this turn was running' });
+  });
+});

@@ -1,0 +1,116 @@
+import type { ModelMessage } from 'ai';
+import type { PendingApprovalView } from '../conversations/conversation.js';
+import { ConditionFailedError } from '../storage/table-store.js';
+import type { TransportKind } from '../tools/tool-context.js';
+import { type AsyncRequestRecord, type AsyncRequestStatus, isFinalStatus, type PendingAsyncToolView } from './async-request.js';
+import type { AsyncRequestsRepository } from './async-requests-repository.js';
+
+/** How a turn ended, as its status row records it. */
+export interface FinishedTurn {
+  status: Exclude<AsyncRequestStatus, 'queued' | 'processing'>;
+  text: string;
+  messages: ModelMessage[];
+  pendingApprovals: PendingApprovalView[];
+  error?: { message: string };
+}
+
+/** The turn that starts waiting for external async tools, for a row that may not exist yet. */
+export interface WaitingTurn {
+  eventId: string;
+  accountId: string;
+  agentId: string;
+  conversationKey: string;
+  transport: TransportKind;
+  pendingAsyncTools: PendingAsyncToolView[];
+}
+
+export const interruptedReason = 'service restarted while this turn was running';
+
+/**
+ * The status row's state machine, and its only writer: `queued` → `processing` (claimed by
+ * one worker) → `awaiting_approval` | `waiting_async_tools` → `completed` | `failed`. Each
+ * transition is a conditional write on the row read, so two writers cannot both move it, and
+ * nothing moves a row out of `completed` or `failed`.
+ */
+export class AsyncRequestTransitions {
+  private readonly listeners = new Set<(request: AsyncRequestRecord) => void>();
+
+  constructor(
+    private readonly repository: AsyncRequestsRepository,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Observe every transition (a cron run learns how it ended so). Returns the unsubscribe function. */
+  onStatusChange(listener: (request: AsyncRequestRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A new request, `queued` with its input. Throws `ConditionFailedError` when the id is taken. */
+  async queue(request: Omit<AsyncRequestRecord, 'status' | 'createdAt' | 'updatedAt'>): Promise<void> {
+    const timestamp = this.now().toISOString();
+    await this.repository.create({ ...request, status: 'queued', createdAt: timestamp, updatedAt: timestamp });
+  }
+
+  /** `queued` → `processing`: the row when this call claimed it, undefined when another did (or it ran). */
+  async claim(eventId: string): Promise<AsyncRequestRecord | undefined> {
+    const written = await this.move(eventId, (row) => (row.status === 'queued' ? { ...row, status: 'processing' } : undefined));
+    return written?.changed ? written.row : undefined;
+  }
+
+  /** A turn waits for external async tools: the row says so, created first when the turn had none. */
+  async waitForAsyncTools(turn: WaitingTurn): Promise<void> {
+    const timestamp = this.now().toISOString();
+    const { pendingAsyncTools, ...request } = turn;
+    try {
+      await this.repository.create({ ...request, status: 'waiting_async_tools', pendingAsyncTools, createdAt: timestamp, updatedAt: timestamp });
+      this.notify({ ...request, status: 'waiting_async_tools', pendingAsyncTools, createdAt: timestamp, updatedAt: timestamp });
+      return;
+    } catch (error) {
+      // The row exists (an `/async` request or an earlier pass): move it below.
+      if (!(error instanceof ConditionFailedError)) throw error;
+    }
+    await this.move(turn.eventId, (row) => (isFinalStatus(row.status) ? undefined : { ...row, status: 'waiting_async_tools', pendingAsyncTools }));
+  }
+
+  /** The turn ended: its result on the row. A turn that waits for async tools again leaves the row waiting. */
+  async finishTurn(eventId: string, turn: FinishedTurn): Promise<void> {
+    if (turn.status === 'waiting_async_tools') return;
+    await this.move(eventId, (row) =>
+      isFinalStatus(row.status)
+        ? undefined
+        : {
+            ...row,
+            status: turn.status,
+            result: { text: turn.text, messages: turn.messages },
+            pendingApprovals: turn.pendingApprovals,
+            pendingAsyncTools: [],
+            ...(turn.error ? { error: turn.error.message } : {}),
+          },
+    );
+  }
+
+  /** The turn could not run (or its account is disabled): `failed` with the reason, unless already final. */
+  async fail(eventId: string, reason: string): Promise<void> {
+    await this.move(eventId, (row) => (isFinalStatus(row.status) ? undefined : { ...row, status: 'failed', error: reason }));
+  }
+
+  /** At boot: a row left `processing` by a stopped process ends `failed`. True when this call moved it. */
+  async failInterrupted(eventId: string): Promise<boolean> {
+    const written = await this.move(eventId, (row) => (row.status === 'processing' ? { ...row, status: 'failed', error: interruptedReason } : undefined));
+    return written?.changed ?? false;
+  }
+
+  private async move(eventId: string, change: (row: AsyncRequestRecord) => AsyncRequestRecord | undefined) {
+    const written = await this.repository.change(eventId, (row) => {
+      const next = change(row);
+      return next ? { ...next, updatedAt: this.now().toISOString() } : undefined;
+    });
+    if (written?.changed) this.notify(written.row);
+    return written;
+  }
+
+  private notify(request: AsyncRequestRecord): void {
+    for (const listener of this.listeners) listener(request);
+  }
+}

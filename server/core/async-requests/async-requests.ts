@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import type { AccountStatusCheck } from '../accounts/account-status.js';
+import type { Agents } from '../agents/agents.js';
+import type { AsyncRequestJob } from '../background-jobs/background-job.js';
+import { NotFoundError } from '../errors.js';
+import type { TransportKind } from '../tools/tool-context.js';
+import type { TurnInput } from '../turns/turn-input.js';
+import type { AsyncRequestRecord, AsyncRequestStatus, PendingAsyncToolView } from './async-request.js';
+import type { AsyncRequestTransitions } from './async-request-transitions.js';
+import type { AsyncRequestsRepository } from './async-requests-repository.js';
+
+export interface AsyncRequestView {
+  eventId: string;
+  status: AsyncRequestStatus;
+  conversationKey: string;
+  result?: AsyncRequestRecord['result'];
+  error?: string;
+  pendingApprovals?: AsyncRequestRecord['pendingApprovals'];
+  pendingAsyncTools?: PendingAsyncToolView[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AsyncRequestsOptions {
+  agents: Agents;
+  repository: AsyncRequestsRepository;
+  transitions: AsyncRequestTransitions;
+  /** Where a stored request goes to be run (the background worker's queue). */
+  enqueue: (job: AsyncRequestJob) => void;
+  /** Refuses a disabled account before anything is queued (cron fires meet it here). */
+  accountCheck?: AccountStatusCheck;
+}
+
+/** `POST /agents/{agentId}/async` and `GET /status/{eventId}`: durable requests run in the background. */
+export class AsyncRequests {
+  constructor(private readonly options: AsyncRequestsOptions) {}
+
+  /**
+   * Stores the request as `queued` (durable before the 202), then queues its job. `eventId`
+   * may be chosen by the caller (a cron fire picks it when claiming its slot); a second submit
+   * with it throws `ConditionFailedError` and starts nothing.
+   */
+  async submit(request: { accountId: string; agentId: string; conversationKey: string; input: TurnInput; transport?: TransportKind; eventId?: string }): Promise<{ eventId: string }> {
+    await this.options.accountCheck?.(request.accountId);
+    await this.options.agents.load(request.accountId, request.agentId);
+    const eventId = request.eventId ?? `evt_${randomUUID()}`;
+    await this.options.transitions.queue({
+      eventId,
+      accountId: request.accountId,
+      agentId: request.agentId,
+      conversationKey: request.conversationKey,
+      transport: request.transport ?? 'async',
+      input: request.input,
+    });
+    this.options.enqueue({ kind: 'async-request', eventId });
+    return { eventId };
+  }
+
+  /** The row of one of the account's requests, or undefined. */
+  async find(accountId: string, eventId: string): Promise<AsyncRequestRecord | undefined> {
+    const request = /^evt_[A-Za-z0-9_-]{1,80}$/.test(eventId) ? await this.options.repository.get(eventId) : undefined;
+    return request?.accountId === accountId ? request : undefined;
+  }
+
+  async status(accountId: string, eventId: string): Promise<AsyncRequestView> {
+    const request = await this.find(accountId, eventId);
+    if (!request) throw new NotFoundError(`No event ${eventId}.`);
+    return {
+      eventId: request.eventId,
+      status: request.status,
+      conversationKey: request.conversationKey,
+      ...(request.result ? { result: request.result } : {}),
+      ...(request.error ? { error: request.error } : {}),
+      ...(request.pendingApprovals && request.pendingApprovals.length > 0 ? { pendingApprovals: request.pendingApprovals } : {}),
+      ...(request.pendingAsyncTools && request.pendingAsyncTools.length > 0 ? { pendingAsyncTools: request.pendingAsyncTools } : {}),
+      createdAt: request.createdAt,
+      updatedAt: request.updatedAt,
+    };
+  }
+}

@@ -1,0 +1,26 @@
+import type { DeliveryRef } from '../channels/channel-deliveries-repository.js';
+
+/**
+ * What a background worker runs, named by ids only: a job says what to run, never holds the
+ * state it runs on (that is re-read from storage), so it can wait on a durable queue shared
+ * by several replicas as well as in memory.
+ */
+export type BackgroundJob = AsyncRequestJob | ContinuationJob | ChannelDeliveryJob;
+
+/** Run a stored `/async` request (or cron run) that is still `queued`. */
+export interface AsyncRequestJob {
+  kind: 'async-request';
+  eventId: string;
+}
+
+/** Run the continuation of a dispatch group whose continuation was claimed. */
+export interface ContinuationJob {
+  kind: 'continuation';
+  groupId: string;
+}
+
+/** Run the turn of a channel delivery that is still `accepted`, and post its reply. */
+export interface ChannelDeliveryJob {
+  kind: 'channel-delivery';
+  ref: DeliveryRef;
+}

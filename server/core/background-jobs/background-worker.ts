@@ -1,0 +1,115 @@
+import { AccountDisabledError } from '../accounts/account-status.js';
+import type { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
+import type { AsyncSettlement } from '../async-tools/async-settlement.js';
+import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
+import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
+import type { Logger } from '../logger.js';
+import { runTurnToEnd } from '../turns/run-turn-to-end.js';
+import type { TurnRunner } from '../turns/turn-runner.js';
+import type { AsyncRequestJob, ContinuationJob } from './background-job.js';
+import { inMemoryJobQueues, type JobQueue, type JobQueueFactory } from './job-queue.js';
+
+export interface BackgroundWorkerOptions {
+  turns: Pick<TurnRunner, 'start' | 'startContinuation'>;
+  /** The status rows, moved only through their transitions. */
+  transitions: AsyncRequestTransitions;
+  asyncResults: AsyncToolResultsRepository;
+  settlement: Pick<AsyncSettlement, 'finishContinuation'>;
+  /** Each transport's continuation delivery (NATS, channels). */
+  deliveries: Pick<ContinuationDispatcher, 'deliveryFor'>;
+  logger: Logger;
+  /** Jobs run at once (default 4). */
+  concurrency?: number;
+  /** Where jobs wait (default: in memory). */
+  queues?: JobQueueFactory;
+}
+
+/**
+ * Runs `/async` requests (cron runs among them) and every continuation after async tools,
+ * whatever its transport, each through `runTurnToEnd`. The jobs name ids only and their
+ * truth is in storage: after a restart, recovery queues the unfinished ones again.
+ */
+export class BackgroundWorker {
+  private readonly queue: JobQueue<AsyncRequestJob | ContinuationJob>;
+
+  constructor(private readonly options: BackgroundWorkerOptions) {
+    this.queue = (options.queues ?? inMemoryJobQueues)((job: AsyncRequestJob | ContinuationJob) => this.run(job), options.concurrency ?? 4);
+  }
+
+  enqueue(job: AsyncRequestJob | ContinuationJob): void {
+    this.queue.push(job);
+  }
+
+  /** Resolves when the queue is empty and nothing runs (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  /** Take no new work; wait for what runs. */
+  stop(): Promise<void> {
+    return this.queue.stop();
+  }
+
+  private async run(job: AsyncRequestJob | ContinuationJob): Promise<void> {
+    try {
+      if (job.kind === 'async-request') await this.runAsyncRequest(job.eventId);
+      else await this.runContinuation(job.groupId);
+    } catch (error) {
+      this.options.logger.error({ event: 'background-worker', job, error: (error as Error).message }, 'background job failed');
+    }
+  }
+
+  /** A queued request: claimed once (`processing`), run to its end, its result on the row. */
+  private async runAsyncRequest(eventId: string): Promise<void> {
+    const { transitions, turns, logger } = this.options;
+    const claimed = await transitions.claim(eventId);
+    if (!claimed?.input) return;
+    try {
+      const result = await runTurnToEnd(
+        await turns.start({
+          accountId: claimed.accountId,
+          agentId: claimed.agentId,
+          conversationKey: claimed.conversationKey,
+          input: claimed.input,
+          transport: claimed.transport,
+          approvalPolicy: claimed.transport === 'cron' || claimed.transport === 'channel' ? 'deny' : 'ask',
+          eventId,
+        }),
+      );
+      await transitions.finishTurn(eventId, result);
+    } catch (error) {
+      const message = (error as Error).message;
+      logger.warn({ event: 'async-worker', eventId, error: message }, 'async job failed');
+      await transitions.fail(eventId, message);
+    }
+  }
+
+  /**
+   * A claimed continuation: run to its end, its output to the transport's delivery, its
+   * result on the parent's status row, and the group marked done so a restart does not run it
+   * again. A disabled account's continuation does not run: the row ends `failed` with the
+   * reason and the group is marked done too.
+   */
+  private async runContinuation(groupId: string): Promise<void> {
+    const { transitions, turns, logger, settlement } = this.options;
+    const group = (await this.options.asyncResults.snapshot(groupId)).group?.value;
+    if (group?.continuation?.state !== 'claimed') return;
+    const delivery = this.options.deliveries.deliveryFor(group.delivery.transport);
+    const eventId = group.delivery.eventId;
+    let result;
+    try {
+      const started = await turns.startContinuation(group);
+      result = await runTurnToEnd(started, delivery?.stream?.(group, started.turnId));
+    } catch (error) {
+      const message = (error as Error).message;
+      logger.warn({ event: 'continuation', groupId, eventId, error: message }, 'continuation could not run');
+      await transitions.fail(eventId, message);
+      if (error instanceof AccountDisabledError) await settlement.finishContinuation(groupId);
+      await delivery?.failedToStart?.(group, error);
+      return;
+    }
+    await transitions.finishTurn(eventId, result);
+    await settlement.finishContinuation(groupId);
+    await delivery?.finished?.(group, result);
+  }
+}

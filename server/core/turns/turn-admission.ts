@@ -1,0 +1,92 @@
+import type { AccountStatusCheck } from '../accounts/account-status.js';
+import type { Agent } from '../agents/agent.js';
+import { InvalidRequestError, PayloadTooLargeError, RateLimitedError } from '../errors.js';
+import { isEnabled } from '../tools/build-tools.js';
+import type { TransportKind } from '../tools/tool-context.js';
+import type { TurnInput } from './turn-input.js';
+import type { TurnLimits } from './turn-types.js';
+
+/** Transports where a person waits on the turn: these count against concurrent turns. */
+const interactiveTransports = new Set<TransportKind>(['sse', 'json', 'nats']);
+
+function messageCharacters(input: TurnInput | undefined): number {
+  if (input?.kind !== 'user') return 0;
+  const content = input.message.content;
+  if (typeof content === 'string') return content.length;
+  return content.reduce((total, part) => total + (part.type === 'text' ? part.text.length : 0), 0);
+}
+
+/** Whether an agent has an enabled tool that hands its work to an external worker. */
+export function usesExternalDispatch(agent: Agent): string | undefined {
+  for (const [name, toolConfig] of Object.entries(agent.config.tools ?? {})) {
+    if (isEnabled(toolConfig) && toolConfig.async === true && toolConfig.execution === 'external-dispatch') return name;
+  }
+  return undefined;
+}
+
+export interface TurnAdmissionOptions {
+  limits?: TurnLimits;
+  /**
+   * Refuses a disabled account. Every turn passes here (webhooks, cron, the background
+   * worker, continuations, subagents, NATS), so no driver can forget the check.
+   */
+  accountCheck?: AccountStatusCheck;
+}
+
+/**
+ * Whether a turn may start: the account is enabled, the message is within the size limit,
+ * an SSE request does not meet an external-dispatch tool it could not wait for, and the
+ * account has a free slot for a turn a person waits on.
+ */
+export class TurnAdmission {
+  private readonly activeTurns = new Map<string, number>();
+
+  constructor(private readonly options: TurnAdmissionOptions) {}
+
+  /** Refuse input over the size limit (413), before anything is queued or stored. */
+  checkInput(input: TurnInput | undefined): void {
+    const limits = this.options.limits;
+    const characters = messageCharacters(input);
+    if (limits && characters > limits.maxMessageCharacters) {
+      throw new PayloadTooLargeError(`message has ${characters} characters; the limit is ${limits.maxMessageCharacters}`);
+    }
+  }
+
+  /** Refuses a disabled account (`AccountDisabledError`). */
+  async checkAccount(accountId: string): Promise<void> {
+    await this.options.accountCheck?.(accountId);
+  }
+
+  /** Refuses a transport that cannot carry this agent's tools. */
+  checkTransport(agent: Agent, transport: TransportKind): void {
+    if (transport !== 'sse') return;
+    const tool = usesExternalDispatch(agent);
+    if (tool) {
+      throw new InvalidRequestError(
+        `config.tools.${tool} uses execution "external-dispatch", which an SSE request cannot wait for: send the request without Accept: text/event-stream (JSON), or use /agents/{agentId}/async or NATS`,
+      );
+    }
+  }
+
+  /**
+   * Takes one of the account's concurrent-turn slots for an interactive transport (429 when
+   * none is free). Returns the function that gives it back; background transports take none.
+   */
+  takeSlot(accountId: string, transport: TransportKind): () => void {
+    const limits = this.options.limits;
+    if (!limits || !interactiveTransports.has(transport)) return () => undefined;
+    const active = this.activeTurns.get(accountId) ?? 0;
+    if (active >= limits.maxConcurrentTurnsPerAccount) {
+      throw new RateLimitedError(`This account already has ${active} turns running; the limit is ${limits.maxConcurrentTurnsPerAccount}.`, 1);
+    }
+    this.activeTurns.set(accountId, active + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const remaining = (this.activeTurns.get(accountId) ?? 1) - 1;
+      if (remaining > 0) this.activeTurns.set(accountId, remaining);
+      else this.activeTurns.delete(accountId);
+    };
+  }
+}

@@ -1,0 +1,174 @@
+import { tool, type Tool, type ToolSet, type UIMessageChunk } from 'ai';
+import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
+import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
+import type { Agent } from '../agents/agent.js';
+import type { AsyncRequestRecord } from '../async-requests/async-request.js';
+import { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
+import { AsyncRequestsRepository } from '../async-requests/async-requests-repository.js';
+import { AsyncSettlement } from '../async-tools/async-settlement.js';
+import { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
+import type { AsyncTableRow } from '../async-tools/async-tool-result.js';
+import { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
+import { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
+import type { ConversationState } from '../conversations/conversation.js';
+import { ConversationsRepository } from '../conversations/conversations-repository.js';
+import { silentLogger } from '../logger.js';
+import type { AgentModel } from '../model/language-model.js';
+import { LowdbStorage } from '../storage/lowdb-storage.js';
+import type { TurnRequest } from './turn-types.js';
+import { runTurnToEnd } from './run-turn-to-end.js';
+import { saveConversation } from './save-conversation.js';
+import { type PassHolder, TurnExecution } from './turn-execution.js';
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+
+function textReply(text: string): LanguageModelV3StreamPart[] {
+  return [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: text },
+    { type: 'text-end', id: 't' },
+    { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+  ];
+}
+
+function toolCall(toolName: string): LanguageModelV3StreamPart[] {
+  return [
+    { type: 'stream-start', warnings: [] },
+    { type: 'tool-call', toolCallId: `call-${toolName}`, toolName, input: '{}' },
+    { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage },
+  ];
+}
+
+/** A model that answers each call with the next scripted reply. */
+function scriptedModel(replies: (LanguageModelV3StreamPart[] | Error)[]): MockLanguageModelV3 {
+  let call = 0;
+  return new MockLanguageModelV3({
+    doStream: async () => {
+      const reply = replies[Math.min(call++, replies.length - 1)]!;
+      if (reply instanceof Error) throw reply;
+      return { stream: convertArrayToReadableStream(reply) };
+    },
+  });
+}
+
+describe('TurnExecution', () => {
+  const folder = temporaryFolderPerTest();
+  const storages: LowdbStorage[] = [];
+  afterEach(async () => {
+    for (const storage of storages.splice(0)) await storage.close();
+  });
+
+  async function prepare(options: { model: MockLanguageModelV3; tools?: (holder: PassHolder) => ToolSet; request?: Partial<TurnRequest> }) {
+    const storage = new LowdbStorage(folder.path);
+    storages.push(storage);
+    const conversations = new ConversationsRepository(storage.table<ConversationState>('conversations'));
+    const asyncResults = new AsyncToolResultsRepository(storage.table<AsyncTableRow>('async'));
+    const requests = new AsyncRequestsRepository(storage.table<AsyncRequestRecord>('events'));
+    const dispatched: string[] = [];
+    const dispatcher = new ContinuationDispatcher(silentLogger);
+    dispatcher.sendTo((job) => dispatched.push(job.groupId));
+    const completions = new AsyncToolCompletions(new AsyncSettlement(asyncResults), dispatcher);
+    const request: TurnRequest = { accountId: 'acc', agentId: 'agent', conversationKey: 'k', transport: 'json', approvalPolicy: 'ask', input: { kind: 'user', message: { role: 'user', content: 'hi' } }, ...options.request };
+    const loaded = await conversations.load('acc', 'agent', 'k', new Date().toISOString());
+    loaded.state.messages.push({ message: { role: 'user', content: 'hi' }, turnId: 'turn_1', createdAt: new Date().toISOString() });
+    const holder: PassHolder = {};
+    let released = 0;
+    const agent: Agent = { accountId: 'acc', agentId: 'agent', config: { maxSteps: 3 } as Agent['config'], createdAt: '', updatedAt: '' };
+    const execution = new TurnExecution(
+      {
+        logger: silentLogger,
+        now: () => new Date(),
+        defaultMaxSteps: 8,
+        modelMaxRetries: 0,
+        sameInvocationTimeoutMs: 60_000,
+        asyncResults,
+        completions,
+        statusRows: new AsyncRequestTransitions(requests),
+        save: (state, version) => saveConversation(conversations, state, version),
+      },
+      {
+        request,
+        agent,
+        agentModel: { model: options.model, provider: undefined as unknown as AgentModel['provider'], api: 'chat', providerOptions: undefined },
+        tools: options.tools?.(holder) ?? {},
+        state: loaded.state,
+        version: loaded.version,
+        turnId: 'turn_1',
+        eventId: 'evt_turn',
+        firstNewMessage: 0,
+        release: () => (released += 1),
+        holder,
+      },
+    );
+    return { execution, conversations, requests, asyncResults, dispatched, released: () => released };
+  }
+
+  /** A tool routed through the running pass's async coordinator, as the runner wires it. */
+  function asyncTool(holder: PassHolder, name: string, execution: 'same-invocation' | 'external-dispatch', run: () => Promise<unknown>): Tool {
+    const original = tool({ inputSchema: z.object({}), execute: run });
+    return { ...original, execute: (input: unknown, options) => holder.current!.wrap(name, original as Tool, { async: true, execution }).execute!(input, options) } as Tool;
+  }
+
+  it('streams a completed turn, stores its messages and releases the conversation once', async () => {
+    const { execution, conversations, released } = await prepare({ model: scriptedModel([textReply('Hello there')]) });
+    const chunks: UIMessageChunk[] = [];
+    const result = await runTurnToEnd(execution.run([]), (chunk) => chunks.push(chunk));
+    expect(result).toMatchObject({ status: 'completed', text: 'Hello there', eventId: 'evt_turn', pendingAsyncTools: [] });
+    expect(chunks[0]).toMatchObject({ type: 'start' });
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'completed', turnId: 'turn_1' } });
+    const stored = await conversations.find('acc', 'agent', 'k');
+    expect(stored?.messages.map((message) => message.message.role)).toEqual(['user', 'assistant']);
+    expect(released()).toBe(1);
+  });
+
+  it('ends failed with an upstream error when the model call fails', async () => {
+    const { execution, released } = await prepare({ model: scriptedModel([new Error('model unavailable')]) });
+    const chunks: UIMessageChunk[] = [];
+    const result = await runTurnToEnd(execution.run([]), (chunk) => chunks.push(chunk));
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ kind: 'upstream' });
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'failed' } });
+    expect(released()).toBe(1);
+  });
+
+  it('waits for same-invocation work, settles it, and gives its result to the model in a next pass', async () => {
+    const model = scriptedModel([toolCall('lookup'), textReply('working on it'), textReply('the answer is 42')]);
+    const { execution, asyncResults } = await prepare({ model, tools: (holder) => ({ lookup: asyncTool(holder, 'lookup', 'same-invocation', async () => ({ answer: 42 })) }) });
+    const chunks: UIMessageChunk[] = [];
+    const result = await runTurnToEnd(execution.run([]), (chunk) => chunks.push(chunk));
+    expect(result.status).toBe('completed');
+    expect(result.text).toContain('the answer is 42');
+    expect(chunks.filter((chunk) => chunk.type === 'data-async-tool-settled')).toHaveLength(1);
+    expect(result.messages.some((message) => message.role === 'tool' && JSON.stringify(message.content).includes('"answer":42'))).toBe(true);
+    const [groupId] = await asyncResults.groupIds();
+    expect((await asyncResults.snapshot(groupId!)).results.map((row) => row.value.status)).toEqual(['completed']);
+  });
+
+  it('waits for external work: the status row says so and the sealed group is not dispatched before it settles', async () => {
+    const model = scriptedModel([toolCall('dispatch'), textReply('handed over')]);
+    const { execution, requests, asyncResults, dispatched } = await prepare({ model, tools: (holder) => ({ dispatch: asyncTool(holder, 'dispatch', 'external-dispatch', async () => ({ accepted: true })) }) });
+    const result = await runTurnToEnd(execution.run([]));
+    expect(result.status).toBe('waiting_async_tools');
+    expect(result.pendingAsyncTools).toMatchObject([{ toolName: 'dispatch', execution: 'external-dispatch', status: 'processing' }]);
+    expect(await requests.get('evt_turn')).toMatchObject({ status: 'waiting_async_tools', transport: 'json', pendingAsyncTools: [{ toolName: 'dispatch' }] });
+    const [groupId] = await asyncResults.groupIds();
+    expect((await asyncResults.snapshot(groupId!)).group?.value).toMatchObject({ sealed: true });
+    expect(dispatched).toEqual([]);
+  });
+
+  it('denies approvals itself under the deny policy and lets the model go on', async () => {
+    const model = scriptedModel([toolCall('delete'), textReply('I could not delete it')]);
+    const guarded = tool({ inputSchema: z.object({}), needsApproval: true, execute: async () => ({ deleted: true }) });
+    const { execution } = await prepare({ model, tools: () => ({ delete: guarded }), request: { approvalPolicy: 'deny', denialReason: (name) => `${name} is not allowed here` } });
+    const chunks: UIMessageChunk[] = [];
+    const result = await runTurnToEnd(execution.run([]), (chunk) => chunks.push(chunk));
+    expect(result.status).toBe('completed');
+    expect(result.deniedApprovals).toEqual([{ toolName: 'delete', reason: 'delete is not allowed here' }]);
+    expect(chunks.some((chunk) => chunk.type === 'data-approval-denied')).toBe(true);
+    expect(result.text).toContain('I could not delete it');
+  });
+});

@@ -1,0 +1,231 @@
+import { generateId, NoOutputGeneratedError, stepCountIs, streamText, type ModelMessage, type ToolSet, type UIMessageChunk } from 'ai';
+import type { Agent } from '../agents/agent.js';
+import type { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
+import { AsyncPass } from '../async-tools/async-pass.js';
+import type { DeliveryMetadata } from '../async-tools/async-tool-result.js';
+import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
+import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
+import type { ApprovalRecord, ConversationState } from '../conversations/conversation.js';
+import type { Logger } from '../logger.js';
+import type { AgentModel } from '../model/language-model.js';
+import { collectSecretValues } from '../secrets/redaction.js';
+import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
+import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
+import { describeModelError } from './model-error.js';
+import { finishChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
+import type { TurnStatus } from './turn-input.js';
+import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
+
+/** What the execution of passes needs from the rest of the core, given once by the runner. */
+export interface TurnExecutionServices {
+  logger: Logger;
+  now: () => Date;
+  /** Steps per model pass when the agent sets no `maxSteps`. */
+  defaultMaxSteps: number;
+  /** Retries of a failed model call (the AI SDK's `maxRetries`). */
+  modelMaxRetries: number;
+  /** Bound on waiting for same-invocation work in one turn. */
+  sameInvocationTimeoutMs: number;
+  asyncResults: AsyncToolResultsRepository;
+  completions: Pick<AsyncToolCompletions, 'settleInProcess' | 'seal'>;
+  statusRows: Pick<AsyncRequestTransitions, 'waitForAsyncTools'>;
+  /** Conditional write of the conversation; returns the new version. */
+  save(state: ConversationState, version: number | null): Promise<number>;
+}
+
+/** Points an async-wrapped tool at the async pass that is running when it is called. */
+export interface PassHolder {
+  current?: AsyncPass;
+}
+
+/** One turn, ready to run: the conversation is locked and the input applied. */
+export interface PreparedTurn {
+  request: TurnRequest;
+  agent: Agent;
+  agentModel: AgentModel;
+  tools: ToolSet;
+  state: ConversationState;
+  version: number | null;
+  turnId: string;
+  eventId: string;
+  firstNewMessage: number;
+  /** Releases the conversation's lock. */
+  release: () => void;
+  holder: PassHolder;
+}
+
+const defaultDenialReason = (toolName: string) => `${toolName} needs an approval, and approvals cannot be given here.`;
+
+/** One running turn: the model passes, the stream, and the final result. */
+export class TurnExecution {
+  private version: number | null;
+  private readonly outcome: TurnOutcome;
+  private readonly secrets: string[];
+
+  constructor(
+    private readonly services: TurnExecutionServices,
+    private readonly turn: PreparedTurn,
+  ) {
+    this.version = turn.version;
+    this.secrets = collectSecretValues(turn.agent.config);
+    const { turnId, eventId, state, firstNewMessage } = turn;
+    this.outcome = { turnId, eventId, conversationKey: turn.request.conversationKey, state, firstNewMessage, waitingOn: [], denied: [] };
+  }
+
+  /** Answers were recorded but others of the same step are still open. */
+  finishAwaitingApproval(): StartedTurn {
+    this.turn.release();
+    const result = turnResult(this.outcome, 'awaiting_approval');
+    const finish = finishChunk(result);
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        controller.enqueue({ type: 'start' });
+        controller.enqueue(finish);
+        controller.close();
+      },
+    });
+    return { turnId: this.turn.turnId, eventId: this.turn.eventId, stream, result: Promise.resolve(result) };
+  }
+
+  run(announce: SettledAsyncCall[]): StartedTurn {
+    let resolveResult!: (result: TurnResult) => void;
+    const result = new Promise<TurnResult>((resolve) => {
+      resolveResult = resolve;
+    });
+    // One stream layer of our own (rather than `createUIMessageStream`, which adds a
+    // transform per chunk): every chunk of every model pass is enqueued straight into it.
+    let controller!: ReadableStreamDefaultController<UIMessageChunk>;
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(streamController) {
+        controller = streamController;
+      },
+    });
+    const write = (chunk: UIMessageChunk) => {
+      try {
+        controller.enqueue(chunk);
+      } catch {
+        // The reader cancelled the stream; the turn still runs to its end and is stored.
+      }
+    };
+    const execute = async () => {
+      let final: TurnResult | undefined;
+      try {
+        write({ type: 'start', messageId: generateId() });
+        for (const call of announce) write(asyncSettledChunk(call));
+        final = turnResult(this.outcome, await this.passes(write));
+        write(finishChunk(final));
+      } catch (error) {
+        this.services.logger.error({ event: 'turn', turnId: this.turn.turnId, error: (error as Error).message }, 'turn failed');
+        this.outcome.failure ??= { kind: 'internal', message: 'The turn failed inside the service; it has been logged.' };
+        final = turnResult(this.outcome, 'failed');
+        write({ type: 'error', errorText: this.outcome.failure.message });
+        write(finishChunk(final));
+      } finally {
+        this.turn.release();
+        resolveResult(final ?? turnResult(this.outcome, 'failed'));
+        try {
+          controller.close();
+        } catch {
+          // Already cancelled by the reader.
+        }
+      }
+    };
+    void execute();
+    return { turnId: this.turn.turnId, eventId: this.turn.eventId, stream, result };
+  }
+
+  /** Model passes until the turn completes, fails, waits for a person, or waits for async tools. */
+  private async passes(write: (chunk: UIMessageChunk) => void): Promise<TurnStatus> {
+    const { request, agent, agentModel, tools, state, turnId, holder } = this.turn;
+    const { logger, now } = this.services;
+    const maxSteps = agent.config.maxSteps ?? this.services.defaultMaxSteps;
+    const deadline = Date.now() + this.services.sameInvocationTimeoutMs;
+    const delivery: DeliveryMetadata = { transport: request.transport, eventId: this.turn.eventId, ...(request.replyTarget ? { replyTarget: request.replyTarget } : {}) };
+    for (let pass = 0; pass < maxSteps * 4; pass += 1) {
+      const owner = { accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey, turnId, delivery };
+      const asyncPass = new AsyncPass(owner, this.services.asyncResults, this.services.completions, logger, now);
+      holder.current = asyncPass;
+      let modelError: unknown;
+      // The messages come from `onFinish`: reading `result.response` would tee the model's
+      // stream once more and run every chunk through a second branch.
+      let responseMessages: ModelMessage[] | undefined;
+      const stream = streamText({
+        model: agentModel.model,
+        ...(agent.config.system ? { system: agent.config.system } : {}),
+        messages: state.messages.map((stored) => stored.message),
+        tools,
+        stopWhen: stepCountIs(maxSteps),
+        maxRetries: this.services.modelMaxRetries,
+        ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
+        onError: ({ error }) => {
+          modelError = error;
+        },
+        onFinish: ({ response }) => {
+          responseMessages = response.messages;
+        },
+      });
+      const reader = stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => describeModelError(error, this.secrets) }).getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) write(next.value);
+      // No `onFinish` and no error reported: the model produced no step at all.
+      if (responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
+      let timestamp = now().toISOString();
+      for (const message of responseMessages ?? []) state.messages.push({ message, turnId, createdAt: timestamp });
+      const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp);
+      if (modelError !== undefined) {
+        this.outcome.failure = { kind: 'upstream', message: describeModelError(modelError, this.secrets) };
+        logger.warn({ event: 'turn', turnId, agentId: request.agentId, error: this.outcome.failure.message }, 'model call failed');
+      }
+      // Same-invocation work is awaited before anything else, even when the pass failed, so
+      // its rows end settled; its results go to the model in the next pass.
+      const settled = asyncPass.hasPendingInvocations() ? await asyncPass.waitForInvocations(this.outcome.failure ? Date.now() : deadline) : [];
+      timestamp = now().toISOString();
+      if (settled.length > 0 && !this.outcome.failure) {
+        for (const message of asyncResultsMessages(settled)) state.messages.push({ message, turnId, createdAt: timestamp });
+      }
+      const denied = this.outcome.failure || request.approvalPolicy === 'ask' ? [] : this.denyAll(requested, timestamp);
+      state.updatedAt = timestamp;
+      this.version = await this.services.save(state, this.version);
+      for (const call of settled) write(asyncSettledChunk(call));
+      if (this.outcome.failure) return 'failed';
+      for (const approval of denied) {
+        write({ type: 'data-approval-denied', data: { toolCallId: approval.toolCallId, toolName: approval.toolName, reason: approval.reason ?? '' } } as UIMessageChunk);
+      }
+      if (asyncPass.hasExternalCalls()) return this.waitForExternal(asyncPass);
+      if (settled.length > 0 || denied.length > 0) continue;
+      return requested.length > 0 ? 'awaiting_approval' : 'completed';
+    }
+    throw new Error(`The turn was stopped after ${maxSteps * 4} model passes.`);
+  }
+
+  /**
+   * The pass made external calls: make sure its status row says so, then seal the group. The
+   * seal checks readiness itself (siblings may have settled already) and may claim the
+   * continuation, which runs once this turn has released the conversation.
+   */
+  private async waitForExternal(asyncPass: AsyncPass): Promise<TurnStatus> {
+    const { request } = this.turn;
+    for (const row of asyncPass.createdRows()) {
+      if (row.execution === 'external-dispatch') {
+        this.outcome.waitingOn.push({ resultId: row.resultId, toolCallId: row.toolCallId, toolName: row.toolName, execution: row.execution, status: 'processing' });
+      }
+    }
+    await this.services.statusRows.waitForAsyncTools({
+      eventId: this.turn.eventId,
+      accountId: request.accountId,
+      agentId: request.agentId,
+      conversationKey: request.conversationKey,
+      transport: request.transport,
+      pendingAsyncTools: this.outcome.waitingOn,
+    });
+    await this.services.completions.seal(asyncPass.groupId);
+    return 'waiting_async_tools';
+  }
+
+  private denyAll(requested: ApprovalRecord[], timestamp: string): ApprovalRecord[] {
+    if (requested.length === 0) return [];
+    const reasonFor = this.turn.request.denialReason ?? defaultDenialReason;
+    const denied = denyOpenApprovals(this.turn.state, (approval) => reasonFor(approval.toolName), this.turn.turnId, timestamp);
+    for (const approval of denied) this.outcome.denied.push({ toolName: approval.toolName, reason: approval.reason ?? '' });
+    return denied;
+  }
+}

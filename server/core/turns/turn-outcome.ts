@@ -1,0 +1,55 @@
+import type { ModelMessage, UIMessageChunk } from 'ai';
+import type { PendingAsyncToolView } from '../async-requests/async-request.js';
+import { type ConversationState, pendingApprovals } from '../conversations/conversation.js';
+import type { TurnStatus } from './turn-input.js';
+import type { DeniedApproval, TurnResult } from './turn-types.js';
+
+function textOf(messages: ModelMessage[]): string {
+  return messages
+    .filter((message) => message.role === 'assistant')
+    .map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')))
+    .join('');
+}
+
+/** What a turn has gathered by its end, to build its result from. */
+export interface TurnOutcome {
+  turnId: string;
+  eventId: string;
+  conversationKey: string;
+  state: ConversationState;
+  /** The index of the turn's first message in `state.messages`. */
+  firstNewMessage: number;
+  waitingOn: PendingAsyncToolView[];
+  denied: DeniedApproval[];
+  failure?: TurnResult['error'];
+}
+
+export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult {
+  const messages = outcome.state.messages.slice(outcome.firstNewMessage).map((stored) => stored.message);
+  return {
+    turnId: outcome.turnId,
+    eventId: outcome.eventId,
+    conversationKey: outcome.conversationKey,
+    status,
+    text: textOf(messages),
+    messages,
+    pendingApprovals: pendingApprovals(outcome.state),
+    pendingAsyncTools: status === 'waiting_async_tools' ? outcome.waitingOn : [],
+    deniedApprovals: outcome.denied,
+    ...(outcome.failure ? { error: outcome.failure } : {}),
+  };
+}
+
+/** The last chunk of every turn's stream: its status and what it waits for. */
+export function finishChunk(result: TurnResult): UIMessageChunk {
+  return {
+    type: 'finish',
+    messageMetadata: {
+      status: result.status,
+      turnId: result.turnId,
+      eventId: result.eventId,
+      pendingApprovals: result.pendingApprovals,
+      ...(result.pendingAsyncTools.length > 0 ? { pendingAsyncTools: result.pendingAsyncTools } : {}),
+    },
+  };
+}

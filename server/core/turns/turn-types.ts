@@ -1,0 +1,62 @@
+import type { ModelMessage, UIMessageChunk } from 'ai';
+import type { PendingAsyncToolView } from '../async-requests/async-request.js';
+import type { PendingApprovalView } from '../conversations/conversation.js';
+import type { TransportKind } from '../tools/tool-context.js';
+import type { TurnInput, TurnStatus } from './turn-input.js';
+
+/** How a turn treats a tool that needs approval: ask the caller, or deny (channels, cron). */
+export type ApprovalPolicy = 'ask' | 'deny';
+
+export interface TurnRequest {
+  accountId: string;
+  agentId: string;
+  conversationKey: string;
+  /** A user message or approval answers; none for a continuation after async tools. */
+  input?: TurnInput;
+  transport: TransportKind;
+  approvalPolicy: ApprovalPolicy;
+  /** The reason the model and the user are given when `approvalPolicy` is `deny`. */
+  denialReason?: (toolName: string) => string;
+  /** The status row this turn reports to (created when the turn waits for async tools). */
+  eventId?: string;
+  /** Where a continuation replies on non-SSE paths (NATS subject, channel chat...). */
+  replyTarget?: Record<string, unknown>;
+}
+
+export interface DeniedApproval {
+  toolName: string;
+  reason: string;
+}
+
+export interface TurnResult {
+  turnId: string;
+  eventId: string;
+  conversationKey: string;
+  status: TurnStatus;
+  /** The text the model wrote in this turn. */
+  text: string;
+  /** This turn's new messages, input included. */
+  messages: ModelMessage[];
+  pendingApprovals: PendingApprovalView[];
+  pendingAsyncTools: PendingAsyncToolView[];
+  /** Approvals this turn denied on its own (policy `deny`), for a channel to explain. */
+  deniedApprovals: DeniedApproval[];
+  /** Set when `status` is `failed`; `upstream` when the model failed. */
+  error?: { kind: 'upstream' | 'internal'; message: string };
+}
+
+export interface StartedTurn {
+  turnId: string;
+  eventId: string;
+  /** The AI SDK UI message stream of the turn. It runs to the end whether or not it is read. */
+  stream: ReadableStream<UIMessageChunk>;
+  result: Promise<TurnResult>;
+}
+
+/** The limits a turn enforces (see `server/core/limits/service-limits.ts`). */
+export interface TurnLimits {
+  maxConcurrentTurnsPerAccount: number;
+  maxMessageCharacters: number;
+  maxConversationMessages: number;
+  maxToolOutputBytes: number;
+}
