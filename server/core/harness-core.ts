@@ -15,8 +15,7 @@ import { AsyncToolResultsRepository } from './async-tools/async-tool-results-rep
 import { AsyncSettlement } from './async-tools/async-settlement.js';
 import { ContinuationDispatcher } from './async-tools/continuation-dispatcher.js';
 import { BackgroundWorker } from './background-jobs/background-worker.js';
-import type { ConversationState } from './conversations/conversation.js';
-import { ConversationsRepository } from './conversations/conversations-repository.js';
+import { type ConversationRow, ConversationsRepository } from './conversations/conversations-repository.js';
 import type { ChannelDelivery } from './channels/channel-deliveries-repository.js';
 import { createChannels, type Channels } from './channels/channels.js';
 import type { CronTableRow } from './cron-jobs/cron-job.js';
@@ -126,7 +125,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now, options.signup ?? signupSettingsFromEnvironment());
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
   agents.addConfigCheck((config) => checkAgentDestinations(outbound, config));
-  const conversations = new ConversationsRepository(options.storage.table<ConversationState>(tables.conversations));
+  const conversations = new ConversationsRepository(options.storage.table<ConversationRow>(tables.conversations));
   const requestsRepository = new AsyncRequestsRepository(options.storage.table<AsyncRequestRecord>(tables.events));
   const transitions = new AsyncRequestTransitions(requestsRepository, now);
   const asyncRepository = new AsyncToolResultsRepository(options.storage.table<AsyncTableRow>(tables.asyncToolResults));
