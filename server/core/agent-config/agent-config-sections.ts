@@ -8,7 +8,7 @@ import {
   validateSkillsConfig,
   validateSubagentConfig,
   validateWorkspaceConfig,
-} from './sandbox-config-schema.js';
+} from '../sandbox/sandbox-config-schema.js';
 
 /** The agent config keys issue 8 owns, validated and with their defaults filled in. */
 export interface AgentSandboxSections {
