@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { validateChannelsConfig } from '../channels/channel-config.js';
 import { InvalidRequestError } from '../errors.js';
 import { zodIssueError } from './zod-issue.js';
-import { type AgentSandboxSections, validateSandboxSections } from '../sandbox/agent-sandbox-config.js';
+import { type AgentConfigSections, validateAgentConfigSections } from './agent-config-sections.js';
 import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
 
 const httpUrl = z.string({ error: 'must be an absolute http(s) URL' }).refine((value) => {
@@ -42,12 +42,12 @@ const agentConfigSchema = z.strictObject({
 
 /**
  * The stored config. `sandbox`, `workspace`, `subagent` and `skills` are stored as
- * `validateSandboxSections` returns them (defaults filled); the tool sources validate them
+ * `validateAgentConfigSections` returns them (defaults filled); the tool sources validate them
  * again, into their narrow types, when tools are built.
  */
-export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | keyof AgentSandboxSections> & {
+export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | keyof AgentConfigSections> & {
   tools?: Record<string, Record<string, unknown>>;
-} & { [Key in keyof AgentSandboxSections]?: Record<string, unknown> };
+} & { [Key in keyof AgentConfigSections]?: Record<string, unknown> };
 
 /** Validate `config.tools` (spec rules 1-5 and 9). Also run when tools are built. */
 export function validateToolsConfig(tools: Record<string, unknown>): Record<string, Record<string, unknown>> {
@@ -86,7 +86,7 @@ export function validateAgentConfig(config: unknown): AgentConfig {
   const { tools, channels, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
   return {
     ...rest,
-    ...validateSandboxSections({ sandbox, workspace, subagent, skills }),
+    ...validateAgentConfigSections({ sandbox, workspace, subagent, skills }),
     ...(tools ? { tools: validateToolsConfig(tools) } : {}),
     ...(channels ? { channels: validateChannelsConfig(channels) } : {}),
   };

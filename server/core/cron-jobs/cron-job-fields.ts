@@ -1,4 +1,4 @@
-import { agentIdPattern } from '../agents/agent.js';
+import { agentIdPattern } from '../agents/agent-id.js';
 import { assertTimeZone, parseScheduleExpression, type Schedule } from '../schedule-expressions/index.js';
 import { conversationKeyProblem } from '../conversations/conversation-key.js';
 import { InvalidRequestError } from '../errors.js';

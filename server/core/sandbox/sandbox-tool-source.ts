@@ -1,6 +1,6 @@
+import { validateAgentConfigSections } from '../agent-config/agent-config-sections.js';
 import type { ToolSource } from '../tools/build-tools.js';
 import { accountBucketFolder } from './account-bucket.js';
-import { validateSandboxSections } from './agent-sandbox-config.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
 import { DiskQuota } from './disk-quota.js';
 import type { CgroupSupport } from './sandbox-cgroups.js';
@@ -28,7 +28,7 @@ export function sandboxToolSource(options: SandboxSourceOptions): ToolSource {
   return {
     name: 'config.sandbox and config.workspace',
     build(config, context) {
-      const { sandbox, workspace } = validateSandboxSections(config);
+      const { sandbox, workspace } = validateAgentConfigSections(config);
       if (!sandbox && !workspace) return {};
       if (workspace && Object.keys(workspace).length > 0 && !options.bucketFolder) {
         throw new Error('config.workspace needs the filesystem bucket, and this service was started without a bucket folder.');
