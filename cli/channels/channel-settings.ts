@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { channelProviders, isChannelProvider, type ChannelProvider } from '../../server/core/channels/channel-adapters.js';
+import { channelProviders, isChannelProvider, type ChannelProvider } from '../../server/core/channels/channel-registry.js';
 import { UsageError } from '../cli-error.js';
 
 /** A field is secret when its name is `apiKey` or ends in `Token`/`Secret` (contract §6). */

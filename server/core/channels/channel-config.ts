@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
-import { channelAdapters, channelProviders, isChannelProvider, type ChannelProvider } from './channel-adapters.js';
+import { channelAdapters, channelProviders, isChannelProvider, type ChannelProvider } from './channel-registry.js';
 import { discordConfigSchema } from './discord.js';
 import { githubConfigSchema } from './github.js';
 import { pancakeConfigSchema } from './pancake.js';

@@ -6,7 +6,7 @@ import type { ContinuationDispatcher } from '../async-tools/continuation-dispatc
 import type { Logger } from '../logger.js';
 import type { StartedTurn, TurnResult, TurnRunner } from '../turns/turn-runner.js';
 import type { ReplyTarget } from './channel-adapter.js';
-import { getChannelAdapter, isChannelProvider } from './channel-adapters.js';
+import { getChannelAdapter, isChannelProvider } from './channel-registry.js';
 import { channelConfigOf } from './channel-config.js';
 import type { ChannelDeliveriesRepository, DeliveryRef } from './channel-deliveries-repository.js';
 import { sendReplyRequests } from './channel-reply-sender.js';

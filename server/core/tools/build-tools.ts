@@ -4,9 +4,9 @@ import { validateToolsConfig } from '../agent-config/agent-config-schema.js';
 import { toolCatalog, type ToolName } from '../agent-config/tool-catalog.js';
 import { InvalidRequestError } from '../errors.js';
 import type { ToolContext } from './tool-context.js';
-import { toolFactories } from './tool-factories.js';
 import { withToolLogging } from './tool-logging.js';
 import { withOutputLimit } from './tool-output-limit.js';
+import { toolFactories } from './tool-registry.js';
 
 /** Wraps a local `async: true` tool (spec rule 7); supplied by the async coordinator. */
 export type AsyncToolWrapper = (name: string, tool: Tool, toolConfig: Record<string, unknown>) => Tool;
