@@ -1,11 +1,11 @@
 import { validateAgentConfigSections } from '../agent-config/agent-config-sections.js';
 import type { ToolSource } from '../tools/build-tools.js';
+import { buildAgentSandboxTools } from './agent-sandbox-tools.js';
 import { accountBucketFolder } from './account-bucket.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
 import { DiskQuota } from './disk-quota.js';
 import type { CgroupSupport } from './sandbox-cgroups.js';
 import { defaultSandboxSettings, type SandboxSettings } from './sandbox-settings.js';
-import { buildSandboxToolSet } from './sandbox-tool-set.js';
 
 export interface SandboxSourceOptions {
   /** Host folder of the filesystem bucket (`<data folder>/<filesystemBucketName>`); unset, workspaces cannot be used. */
@@ -21,8 +21,9 @@ export interface SandboxSourceOptions {
 }
 
 /**
- * Spec rule 2: the sandbox tools of a turn, from `config.sandbox` and `config.workspace`
- * only. Workspace paths are relative to the account's folder in the bucket.
+ * The sandbox tools of a turn come from `config.sandbox` and `config.workspace` only, never
+ * from `config.tools`: what bash and the file tools may reach is set in one place. Workspace
+ * paths are relative to the account's folder in the bucket.
  */
 export function sandboxToolSource(options: SandboxSourceOptions): ToolSource {
   return {
@@ -35,7 +36,7 @@ export function sandboxToolSource(options: SandboxSourceOptions): ToolSource {
       }
       const accountFolder = accountBucketFolder(options.bucketFolder ?? '', context.accountId);
       const settings = options.settings ?? defaultSandboxSettings;
-      return buildSandboxToolSet({
+      return buildAgentSandboxTools({
         config: { sandbox, workspace },
         bucketFolder: accountFolder,
         bubblewrap: options.bubblewrap,
