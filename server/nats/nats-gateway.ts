@@ -11,7 +11,8 @@ import { parseChatBody } from '../core/turns/chat-body.js';
 import type { StartedTurn } from '../core/turns/turn-runner.js';
 import { isAccountInbox } from './account-nats-credentials.js';
 import type { NatsLink, NatsLinkState } from './nats-link.js';
-import { authorizationHeader, chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
+import { authorizationHeader } from './nats-protocol.js';
+import { chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
 import { ChunkPublisher, defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
 
 /** What a NATS turn stores in its dispatch rows' delivery metadata, for the continuation. */
