@@ -1,21 +1,14 @@
 import { z } from 'zod';
 import { validateChannelsConfig } from '../channels/channel-config.js';
 import { InvalidRequestError } from '../errors.js';
+import { httpUrlSchema } from '../outbound/http-url.js';
 import { zodIssueError } from './zod-issue.js';
 import { type AgentConfigSections, validateAgentConfigSections } from './agent-config-sections.js';
 import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
 
-const httpUrl = z.string({ error: 'must be an absolute http(s) URL' }).refine((value) => {
-  try {
-    return ['http:', 'https:'].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
-}, 'must be an absolute http(s) URL');
-
 const openAiProvider = z.strictObject({
   apiKey: z.string({ error: 'is required and must be a string' }).min(1, 'must not be empty'),
-  baseURL: httpUrl.optional(),
+  baseURL: httpUrlSchema.optional(),
   model: z.string({ error: 'is required and must be a string (the model id)' }).min(1, 'must not be empty'),
   api: z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' }).optional(),
 });

@@ -1,19 +1,11 @@
 import { z } from 'zod';
+import { httpUrlSchema } from '../outbound/http-url.js';
 
 /**
  * The one list of external tools (spec rule 5): model-facing name → what kind of tool it is
  * and the schema of its options. The turns code pairs each name with a factory through a
  * map typed by `ToolName`, so a tool cannot be added to one list and forgotten in the other.
  */
-
-const absoluteHttpUrl = z.string({ error: 'must be an absolute http(s) URL' }).refine((value) => {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}, 'must be an absolute http(s) URL');
 
 /** Options every tool accepts (spec §2, "Common per-tool options"). */
 export const commonToolOptions = {
@@ -78,9 +70,9 @@ export const toolCatalog = {
     summary: 'An example tool that hands its work to an external worker (external-dispatch).',
     options: z.strictObject({
       ...commonToolOptions,
-      completionBaseUrl: absoluteHttpUrl,
+      completionBaseUrl: httpUrlSchema,
       completionBearerToken: z.string({ error: 'is required (the bearer the worker sends to the completion endpoint)' }).min(1, 'must not be empty'),
-      workerUrl: absoluteHttpUrl.optional(),
+      workerUrl: httpUrlSchema.optional(),
     }),
   },
 } satisfies Record<string, ToolCatalogEntry>;
