@@ -10,6 +10,7 @@ import { ChatSession, type ApprovalPolicy } from '../chat/chat-session.js';
 import { loadConversation, transcriptFromHistory } from '../chat/conversation-history.js';
 import { runOneShotChat } from '../chat/one-shot-chat.js';
 import { askApprovalsOnTerminal } from '../chat/terminal-approvals.js';
+import { isTerminal } from '../is-terminal.js';
 import { commandOptions, openAgentSession, withJsonOption, type CommonOptions } from '../session.js';
 
 export interface ChatOptions extends CommonOptions {
@@ -31,8 +32,6 @@ function checkConversationKey(key: string): string {
   if (problem !== undefined) throw new UsageError(`invalid conversation key ${JSON.stringify(key)}: it ${problem}`);
   return key;
 }
-
-const isTerminal = (stream: unknown): boolean => Boolean((stream as { isTTY?: boolean }).isTTY);
 
 export async function chat(context: CliContext, agentId: string, options: ChatOptions): Promise<void> {
   const conversationKey = checkConversationKey(options.conversation ?? newConversationKey());
