@@ -68,7 +68,7 @@ export async function waitForEvent(context: CliContext, agentService: ApiClient,
   }
 }
 
-/** How to answer pending approvals: `harness async` again with the tool message (contract §6). */
+/** How to answer pending approvals: `harness async` again, whose message is then a tool message of approval responses. */
 export function approvalHint(origin: EventOrigin, approvalIds: readonly string[]): string {
   const agentId = origin.agentId ?? '<agentId>';
   const conversation = origin.conversationKey ?? '<conversationKey>';

@@ -6,7 +6,8 @@ export type ChatStubReply = { status?: number; chunks: unknown[]; done?: boolean
 
 /**
  * A stand-in for the agent service's chat and history routes: records each request and
- * answers from a handler, streaming chunks the way the service does (contract §5).
+ * answers from a handler, streaming chunks the way the service does (SSE `data:` lines, the
+ * UI message stream header).
  */
 export function startChatStub(handler: (request: RecordedRequest, index: number) => ChatStubReply): Promise<RecordingServer> {
   const stream = (reply: ServerResponse, answer: Extract<ChatStubReply, { chunks: unknown[] }>): void => {

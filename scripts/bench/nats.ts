@@ -1,6 +1,6 @@
 /**
  * NATS chunks through the harness gateway against raw NATS publish/subscribe of the same
- * number of same-size messages, measured in one run on one nats-server (issue 5):
+ * number of same-size messages, measured in one run on one nats-server:
  *
  * - gateway turn: a `long: 2000` turn on the zero-latency fixture model, requested on
  *   `harness.v1.<accountId>.<agentId>.chat`; chunks per second from the first to the last chunk;

@@ -17,7 +17,7 @@ export type OpenAiProviderConfig = z.infer<typeof openAiProvider>;
 
 const objectOf = (what: string) => z.record(z.string(), z.unknown(), { error: `must be an object (${what})` });
 
-/** The agent config (contract §4). Later features give their keys full schemas here. */
+/** The agent config. Keys validated elsewhere are `unknown` here and checked by their own validators. */
 const agentConfigSchema = z.strictObject({
   system: z.string({ error: 'must be a string (the system prompt)' }).max(100_000, 'must be at most 100000 characters').optional(),
   provider: z
@@ -42,7 +42,10 @@ export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | keyo
   tools?: Record<string, Record<string, unknown>>;
 } & { [Key in keyof AgentConfigSections]?: Record<string, unknown> };
 
-/** Validate `config.tools` (spec rules 1-5 and 9). Also run when tools are built. */
+/**
+ * Validate `config.tools`: known names only, never a tool that comes from its own key, each
+ * with its catalog options. Also run when tools are built.
+ */
 export function validateToolsConfig(tools: Record<string, unknown>): Record<string, Record<string, unknown>> {
   const validated: Record<string, Record<string, unknown>> = {};
   for (const [name, options] of Object.entries(tools)) {

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { httpUrlSchema } from '../outbound/http-url.js';
 
 /**
- * The one list of external tools (spec rule 5): model-facing name → what kind of tool it is
+ * The one list of external tools: model-facing name → what kind of tool it is
  * and the schema of its options. The turns code pairs each name with a factory through a
  * map typed by `ToolName`, so a tool cannot be added to one list and forgotten in the other.
  */
 
-/** Options every tool accepts (spec §2, "Common per-tool options"). */
+/** Options every tool accepts, whatever it does: on/off, async, where it runs, approval, its key. */
 export const commonToolOptions = {
   enabled: z.boolean({ error: 'must be a boolean' }).optional(),
   async: z.boolean({ error: 'must be a boolean' }).optional(),
@@ -16,7 +16,7 @@ export const commonToolOptions = {
   apiKey: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
 };
 
-/** Names of the common options: never passed on to an outside service (contract §6). */
+/** Names of the common options: the harness's own settings, never passed on to an outside service (a key goes only in its Authorization header). */
 export const commonToolOptionNames = [
   'enabled',
   'async',
@@ -85,7 +85,7 @@ export function isToolName(name: string): name is ToolName {
   return Object.hasOwn(toolCatalog, name);
 }
 
-/** Tools that exist but may not be configured under `config.tools` (spec rules 2-4), with where they come from. */
+/** Tools that exist but may not be configured under `config.tools`, with the config key they come from instead. */
 export const toolsConfiguredElsewhere: Record<string, string> = {
   bash: 'config.sandbox and config.workspace',
   read: 'config.workspace',

@@ -30,7 +30,7 @@ async function instructionsOf(skill: SkillConfig, accountFolder: string | undefi
   return loaded.text;
 }
 
-/** `load_skill` (spec rule 4): returns a named skill's instructions; its description lists the skills. */
+/** `load_skill`, only from `config.skills`: returns a named skill's instructions; its description lists the skills. */
 export function buildLoadSkillTool(options: LoadSkillOptions): ToolSet {
   const names = Object.keys(options.skills);
   if (names.length === 0) return {};
