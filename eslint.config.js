@@ -32,6 +32,18 @@ export default tseslint.config(
     },
   },
   {
+    // The CLI is a NATS client like any other: of the service's NATS code it may use only the
+    // protocol both ends share and the connector, never the gateway, replay or server internals.
+    files: ['cli/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/server/nats/*', '!**/server/nats/nats-protocol.js', '!**/server/nats/nats-connection.js'], message: 'The CLI may import only nats-protocol.ts and nats-connection.ts from server/nats.' },
+        ],
+      }],
+    },
+  },
+  {
     // Output layers may print.
     files: ['cli/**/*.{ts,tsx}', 'scripts/**/*.ts', 'fixtures/**/*.ts', 'mock-worker/**/*.ts', '**/*.test.ts', 'test/**/*.ts'],
     rules: { 'no-console': 'off' },

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { isHttpUrl } from '../server/core/outbound/http-url.js';
 import { UsageError } from './cli-error.js';
 
 /** Commander argument parsers: a bad value becomes commander's own one-line usage error. */
@@ -16,13 +17,7 @@ export function parsePositiveInteger(value: string): number {
 }
 
 export function parseServiceUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('expected an http:// or https:// URL.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http:// or https:// URL.');
+  if (!isHttpUrl(value)) throw new InvalidArgumentError('expected an http:// or https:// URL.');
   return value.replace(/\/+$/, '');
 }
 

@@ -20,6 +20,15 @@ export function commandOptions<T extends object>(command: Command): T & CommonOp
   return command.optsWithGlobals<T & CommonOptions>();
 }
 
+type ServiceName = 'account' | 'agent';
+
+/** The selected profile and a client for one of its services, signed in with the profile's account secret. */
+async function openServiceClient(context: CliContext, profileName: string, serviceName: ServiceName): Promise<{ profile: Profile; client: ApiClient }> {
+  const profile = await selectProfile(profilesPath(context.env, context.homeDir), profileName, context.env);
+  const baseUrl = serviceName === 'account' ? profile.accountUrl : profile.agentUrl;
+  return { profile, client: createApiClient({ baseUrl, serviceName, secret: profile.secret, serveCommand: serveCommand(context) }) };
+}
+
 /** A selected profile and a client for the account service, signed in as its account. */
 export interface AccountSession {
   profile: Profile;
@@ -32,9 +41,8 @@ export function serveCommand(context: CliContext): string {
 }
 
 export async function openAccountSession(context: CliContext, profileName: string): Promise<AccountSession> {
-  const profile = await selectProfile(profilesPath(context.env, context.homeDir), profileName, context.env);
-  const accountService = createApiClient({ baseUrl: profile.accountUrl, serviceName: 'account', secret: profile.secret, serveCommand: serveCommand(context) });
-  return { profile, accountService };
+  const { profile, client } = await openServiceClient(context, profileName, 'account');
+  return { profile, accountService: client };
 }
 
 /** A selected profile and a client for the agent service, signed in as its account. */
@@ -44,7 +52,6 @@ export interface AgentSession {
 }
 
 export async function openAgentSession(context: CliContext, profileName: string): Promise<AgentSession> {
-  const profile = await selectProfile(profilesPath(context.env, context.homeDir), profileName, context.env);
-  const agentService = createApiClient({ baseUrl: profile.agentUrl, serviceName: 'agent', secret: profile.secret, serveCommand: serveCommand(context) });
-  return { profile, agentService };
+  const { profile, client } = await openServiceClient(context, profileName, 'agent');
+  return { profile, agentService: client };
 }

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { urlForLog } from './dispatch-payload.js';
 
-/** The body POSTed to the completion endpoint (contract §5). */
+/** The body POSTed to `/async-tools/{resultId}/complete`: the tool's result, or why it failed. */
 export type CompletionBody =
   | { status: 'completed'; response: Record<string, unknown> }
   | { status: 'failed'; error: string };

@@ -1,5 +1,5 @@
 /**
- * The body the `test_external_async` tool POSTs to the mock worker (contract §5), and the
+ * The body the `test_external_async` tool POSTs to the mock worker, and the
  * checks the worker makes before accepting it.
  */
 export interface DispatchPayload {

@@ -5,7 +5,7 @@ import { checkDispatchPayload, urlForLog, type DispatchPayload } from './dispatc
 import { pointsAtSelf } from './self-address.js';
 
 /**
- * The external worker for `external-dispatch` tools (contract §5): `POST /dispatch` takes
+ * The external worker for `external-dispatch` tools: `POST /dispatch` takes
  * `{resultId, toolCallId, toolName, input, completeUrl, completionHeaders}`, answers 202 at
  * once, and `delayMs` later POSTs the outcome to `completeUrl` (the agent service's absolute
  * address + `completePath`) with `completionHeaders`. It stands in for real outside work in
@@ -56,7 +56,7 @@ function sendJson(reply: ServerResponse, status: number, body: unknown): void {
   reply.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-/** The contract's error shape (§3). */
+/** The same error shape as the harness services: `{error: {code, message}}`, so a caller handles both alike. */
 function sendError(reply: ServerResponse, status: number, code: string, message: string): void {
   sendJson(reply, status, { error: { code, message } });
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { stageFromEnvironment } from './core/infrastructure.js';
 
-/** Process-level settings from the environment (contract §2), resolved once at start. */
+/** Process-level settings from the environment, resolved once at start. */
 export interface RuntimeSettings {
   stage: string;
   dataDir: string;

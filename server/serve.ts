@@ -14,7 +14,7 @@ import { storageSettingsFromEnvironment } from './core/storage/storage-settings.
 import { buildAccountService } from './http/account-service.js';
 import { buildAgentService } from './http/agent-service.js';
 import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
-import { startNatsTransport, type NatsTransport } from './nats/nats-transport.js';
+import { startNatsService, type NatsService } from './nats/nats-service.js';
 import { createProcessLogger } from './process-logger.js';
 import { readRuntimeSettings } from './runtime-settings.js';
 
@@ -57,7 +57,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   const storageSettings = storageSettingsFromEnvironment();
   await makeFolderDurably(settings.dataDir);
   const lock = await lockDataFolder(settings.dataDir);
-  let nats: NatsTransport | undefined;
+  let nats: NatsService | undefined;
   try {
     const secrets = await loadRuntimeSecrets(settings.dataDir);
     const storage = new LowdbStorage(`${settings.dataDir}/tables`, storageSettings);
@@ -71,10 +71,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     logger?.[sandboxReport.level](sandboxReport.fields, sandboxReport.message);
     const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap, sandboxSettings, sandboxCgroups });
     // Before core.start(): boot recovery may hand NATS continuations to the gateway.
-    const transport = await startNatsTransport({ settings: options.nats ?? readNatsSettings(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });
-    nats = transport;
-    const accountApp = buildAccountService({ core, logger: logger?.child({ service: 'account' }), natsCredentials: (accountId) => transport.credentials(accountId) });
-    const agentApp = buildAgentService({ core, logger: logger?.child({ service: 'agent' }), enableDirectApi: settings.enableDirectApi, natsState: () => transport.state() });
+    const natsService = await startNatsService({ settings: options.nats ?? readNatsSettings(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });
+    nats = natsService;
+    const accountApp = buildAccountService({ core, logger: logger?.child({ service: 'account' }), natsCredentials: (accountId) => natsService.credentials(accountId) });
+    const agentApp = buildAgentService({ core, logger: logger?.child({ service: 'agent' }), enableDirectApi: settings.enableDirectApi, natsState: () => natsService.state() });
     const accountAddress = await accountApp.listen({ port: settings.accountPort, host: settings.host });
     const agentAddress = await agentApp.listen({ port: settings.agentPort, host: settings.host }).catch(async (error: unknown) => {
       await accountApp.close();
@@ -90,7 +90,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
       close: () => {
         closing ??= (async () => {
           await Promise.allSettled([accountApp.close(), agentApp.close()]);
-          await transport.close();
+          await natsService.close();
           await core.stop();
           await storage.close();
           await lock.release();

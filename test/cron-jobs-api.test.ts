@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createAccount, startTestServices, type TestServices } from './support/test-services.js';
 
-/** Contract §4: the cron job endpoints of the account service, and every validation 400. */
+/** The cron job endpoints of the account service, and every validation 400. */
 let services: TestServices;
 let alice: { accountId: string; secret: string };
 let bob: { accountId: string; secret: string };

@@ -7,7 +7,7 @@ import { words } from '../fixtures/model-server/model-plan.js';
 import { createApiClient } from '../cli/api-client.js';
 import { createNatsChatSource, type NatsChatSource } from '../cli/chat/nats-stream-source.js';
 import { cliEnvironment, runCli } from '../cli/e2e/run-cli.js';
-import { isFinalChunk } from '../server/nats/stream-replay.js';
+import { isFinalChunk } from '../server/nats/nats-protocol.js';
 import { startRecordingWorker } from './support/recording-worker.js';
 import { startNatsStack, type NatsStack, type NatsTestAccount } from './support/nats-stack.js';
 

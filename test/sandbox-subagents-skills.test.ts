@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandboxStack, toolResults, type SandboxStack } from './support/sandbox-stack.js';
 
-/** run_subagent (spec rule 3) and load_skill (rule 4) in real turns against the fixture model. */
+/** run_subagent (only from config.subagent) and load_skill (only from config.skills) in real turns against the fixture model. */
 
 const call = (tool: string, input: unknown) => `call ${tool} ${JSON.stringify(input)}`;
 const runSubagent = (agentId: string, message: string) => call('run_subagent', { agentId, message });
@@ -40,7 +40,7 @@ describe('subagents and skills', () => {
   const subagentOutputs = (messages: Parameters<typeof toolResults>[0]) =>
     toolResults(messages).filter((result) => result.toolName === 'run_subagent').map((result) => result.output as SubagentOutput);
 
-  it('rule 3: run_subagent comes only from config.subagent, and its description lists the agents', async () => {
+  it('run_subagent comes only from config.subagent, and its description lists the agents', async () => {
     await put('helper', { system: 'You help.' });
     await put('lonely', {});
     await stack.chat(secret, 'lonely', key(), 'hello');
@@ -102,7 +102,7 @@ describe('subagents and skills', () => {
     expect(answer.status).toBe('completed');
   });
 
-  it('rule 4: load_skill comes only from config.skills, lists the skills, and loads inline and file instructions', async () => {
+  it('load_skill comes only from config.skills, lists the skills, and loads inline and file instructions', async () => {
     const skillFolder = path.join(stack.accountFolder(accountId), 'kb', 'skills');
     await mkdir(skillFolder, { recursive: true });
     await writeFile(path.join(skillFolder, 'style.md'), 'Write short sentences.\n');

@@ -5,8 +5,9 @@ import { collectChunks } from './support/sse-chunks.js';
 import { startSandboxStack, toolResults, type SandboxStack } from './support/sandbox-stack.js';
 
 /**
- * Sandbox and workspace tools in real turns (spec rules 2 and 9): the fixture model calls the
- * tools through the real OpenAI client; files land in the account's folder of the bucket.
+ * Sandbox and workspace tools in real turns: they come only from `config.sandbox` and
+ * `config.workspace`, and no external tool config is taken from there. The fixture model calls
+ * the tools through the real OpenAI client; files land in the account's folder of the bucket.
  */
 
 const script = (...lines: string[]) => lines.join('\n');
@@ -39,14 +40,14 @@ describe('sandbox tools in turns', () => {
     expect(stack.bubblewrap).toMatchObject({ available: true });
   });
 
-  it('rule 2: no sandbox config gives no sandbox tool', async () => {
+  it('no sandbox config gives no sandbox tool', async () => {
     await put('plain', {});
     const answer = await stack.chat(secret, 'plain', key(), call('bash', { command: 'id' }));
     expect(stack.lastOfferedTools()).toEqual([]);
     expect(answer.text).toContain('Tool bash is not available.');
   });
 
-  it('rule 2: a sandbox without a workspace gives only a stateless bash (a fresh folder per call)', async () => {
+  it('a sandbox without a workspace gives only a stateless bash (a fresh folder per call)', async () => {
     await put('stateless', { sandbox: {} });
     const answer = await stack.chat(secret, 'stateless', key(), script(call('bash', { command: 'echo kept > note.txt && cat note.txt' }), `then ${call('bash', { command: 'ls -A; pwd' })}`, 'then done'));
     expect(stack.lastOfferedTools()).toEqual(['bash']);
@@ -103,7 +104,7 @@ describe('sandbox tools in turns', () => {
     ]);
   });
 
-  it('rule 2: a workspace without a sandbox gives only read and glob, and a write attempt is refused', async () => {
+  it('a workspace without a sandbox gives only read and glob, and a write attempt is refused', async () => {
     await put('viewer', { workspace: { library: { path: 'library', permissionMode: 'auto' } } });
     const answer = await stack.chat(secret, 'viewer', key(), script(call('write', { path: 'book.txt', content: 'overwritten' }), call('read', { path: 'book.txt' }), 'then done'));
     expect(stack.lastOfferedTools()).toEqual(['glob', 'read']);
@@ -200,7 +201,7 @@ describe('sandbox tools in turns', () => {
     expect(await readFile(path.join(accountFolder, 'careful', 'plan.md'), 'utf8')).toBe('step 1');
   });
 
-  it('rule 9 and the shapes: a bad config is a 400 naming its path', async () => {
+  it('external tool config and the shapes: a bad config is a 400 naming its path', async () => {
     const refused = async (config: Record<string, unknown>) => {
       const reply = await stack.putAgent(secret, 'refused', config);
       expect(reply.status).toBe(400);

@@ -1,5 +1,5 @@
 /**
- * What `GET /status/{eventId}` answers (contract §5), and the words the CLI uses for it.
+ * What `GET /status/{eventId}` answers, and the words the CLI uses for it.
  * Fields the CLI does not show are kept as they came, so `--json` prints them unchanged.
  */
 

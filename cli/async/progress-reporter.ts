@@ -1,4 +1,5 @@
 import type { CliContext } from '../cli-context.js';
+import { isTerminal } from '../is-terminal.js';
 import { statusLabel, type EventStatus } from './event-status.js';
 
 /** Shows the progress of a `--wait`. */
@@ -6,8 +7,6 @@ export interface ProgressReporter {
   update(event: EventStatus): void;
   stop(): void;
 }
-
-const isTerminal = (stream: unknown): boolean => Boolean((stream as { isTTY?: boolean }).isTTY);
 
 /**
  * Status changes as plain lines on stderr (`event evt_1: running`), so stdout carries only

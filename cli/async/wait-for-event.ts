@@ -72,8 +72,8 @@ export async function waitForEvent(context: CliContext, agentService: ApiClient,
 }
 
 /**
- * How to answer pending approvals: `harness async` again with the tool message (contract §6).
- * This works for any conversation, whichever route (chat, async, NATS) asked.
+ * How to answer pending approvals: `harness async` again, whose message is then a tool message
+ * of approval responses. This works for any conversation, whichever route (chat, async, NATS) asked.
  */
 export function approvalHint(hint: CommandHint, origin: EventOrigin, approvalIds: readonly string[]): string {
   const agentId = origin.agentId ?? verbatim('<agentId>');

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { collectName, isSecretField, parseSettingAssignment, secretsFromLines, webhookUrl } from './channel-settings.js';
+import { isSecretFieldName } from '../../server/core/secrets/redaction.js';
+import { collectName, parseSettingAssignment, secretsFromLines, webhookUrl } from './channel-settings.js';
 
 describe('channel settings on the command line', () => {
   it('treats *Token, *Secret and apiKey as secrets, but not publicKey', () => {
-    for (const name of ['botToken', 'secretToken', 'token', 'webhookSecret', 'signingSecret', 'accessToken', 'verifyToken', 'apiKey']) expect(isSecretField(name)).toBe(true);
-    for (const name of ['publicKey', 'pageId', 'applicationId', 'apiBaseUrl']) expect(isSecretField(name)).toBe(false);
+    for (const name of ['botToken', 'secretToken', 'token', 'webhookSecret', 'signingSecret', 'accessToken', 'verifyToken', 'apiKey']) expect(isSecretFieldName(name)).toBe(true);
+    for (const name of ['publicKey', 'pageId', 'applicationId', 'apiBaseUrl']) expect(isSecretFieldName(name)).toBe(false);
   });
 
   it('keeps option values as text and refuses secrets on argv', () => {

@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { channelProviders, isChannelProvider, type ChannelProvider } from '../../server/core/channels/channel-adapters.js';
+import { channelProviders, isChannelProvider, type ChannelProvider } from '../../server/core/channels/channel-registry.js';
+import { isSecretFieldName } from '../../server/core/secrets/redaction.js';
 import { UsageError } from '../cli-error.js';
 
-/** A field is secret when its name is `apiKey` or ends in `Token`/`Secret` (contract §6). */
-export function isSecretField(name: string): boolean {
-  if (name.toLowerCase() === 'publickey') return false;
-  return /^apikey$|token$|secret$/i.test(name);
-}
 
 export function checkProvider(provider: string): ChannelProvider {
   if (!isChannelProvider(provider)) throw new UsageError(`unknown channel provider "${provider}" (known: ${channelProviders.join(', ')})`);
@@ -23,7 +19,8 @@ export function parseSettingAssignment(assignment: string): [string, string] {
   const key = separator === -1 ? '' : assignment.slice(0, separator).trim();
   if (!key) throw new UsageError(`--option expects key=value, got "${assignment}"`);
   if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new UsageError(`--option cannot set "${key}"`);
-  if (isSecretField(key)) throw new UsageError(`${key} is a secret: pass it with --secret-stdin ${key}, never on the command line`);
+  // The service's own rule for which fields are secret, so the CLI never puts one on argv.
+  if (isSecretFieldName(key)) throw new UsageError(`${key} is a secret: pass it with --secret-stdin ${key}, never on the command line`);
   return [key, assignment.slice(separator + 1)];
 }
 

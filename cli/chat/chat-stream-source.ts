@@ -10,7 +10,7 @@ export interface ApprovalAnswer {
   reason?: string;
 }
 
-/** The native tool message that answers approvals (contract §5). */
+/** The native tool message that answers approvals: sent as the `message` of the next chat request. */
 export interface ToolApprovalMessage {
   role: 'tool';
   content: ({ type: 'tool-approval-response' } & ApprovalAnswer)[];

@@ -6,7 +6,7 @@ import type { ApprovalAnswer } from './chat-stream-source.js';
  * messages and approval answers) into entries the UI and the one-shot printer show.
  */
 
-/** How a turn ended, as the service's `finish` metadata says (contract §6). */
+/** How a turn ended, as the `status` of the service's `finish` chunk metadata says. */
 export type TurnStatus = 'completed' | 'awaiting_approval' | 'waiting_async_tools' | 'failed';
 
 /** `idle` before the first turn, `streaming` while a stream is open. */

@@ -2,9 +2,15 @@ import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } fr
 import type { UIMessageChunk } from 'ai';
 import { silentLogger } from '../../server/core/logger.js';
 import { connectNats, type NatsConnectionStatus } from '../../server/nats/nats-connection.js';
-import { replayEndHeader, sequenceHeader } from '../../server/nats/nats-subjects.js';
-import type { NatsCredentialsView } from '../../server/nats/nats-transport.js';
-import { isFinalChunk } from '../../server/nats/stream-replay.js';
+import {
+  authorizationHeader,
+  isFinalChunk,
+  type NatsCredentialsView,
+  type NatsReplayRequest,
+  replayEndHeader,
+  sequenceHeader,
+  subjectForAgent,
+} from '../../server/nats/nats-protocol.js';
 import type { ApiClient } from '../api-client.js';
 import { CliError } from '../cli-error.js';
 import type { ChatRequest, ChatStreamSource } from './chat-stream-source.js';
@@ -106,8 +112,8 @@ export function createNatsChatSource(options: NatsChatSourceOptions): NatsChatSo
   async function* chunks(request: ChatRequest, signal: AbortSignal | undefined): AsyncGenerator<UIMessageChunk, void, undefined> {
     const { connection: current, credentials: known } = await connect();
     const subjects = {
-      chat: known.chatSubject.replace('{agentId}', options.agentId),
-      replay: known.replaySubject.replace('{agentId}', options.agentId),
+      chat: subjectForAgent(known.chatSubject, options.agentId),
+      replay: subjectForAgent(known.replaySubject, options.agentId),
     };
     const queue = new EventQueue();
     const reply = createInbox(known.inboxPrefix);
@@ -132,7 +138,7 @@ export function createNatsChatSource(options: NatsChatSourceOptions): NatsChatSo
 
     const send = (subject: string, replySubject: string, body: unknown): void => {
       const headers = natsHeaders();
-      headers.set('Authorization', `Bearer ${options.secret}`);
+      headers.set(authorizationHeader, `Bearer ${options.secret}`);
       current.publish(subject, JSON.stringify(body), { reply: replySubject, headers });
     };
     /** The chunk of a message, or undefined for one the client has already seen. */
@@ -164,7 +170,8 @@ export function createNatsChatSource(options: NatsChatSourceOptions): NatsChatSo
           const subscription = current.subscribe(replySubject, { callback: (error, message) => (error ? undefined : queue.push({ kind: 'replay', id, message })) });
           replaying = { id, unsubscribe: () => subscription.unsubscribe() };
           options.onReplay?.(lastSequence);
-          send(subjects.replay, replySubject, { conversationKey: request.conversationKey, afterSequence: lastSequence });
+          const replayRequest: NatsReplayRequest = { conversationKey: request.conversationKey, afterSequence: lastSequence };
+          send(subjects.replay, replySubject, replayRequest);
           continue;
         }
         if (event.kind === 'live' && replaying !== undefined) {

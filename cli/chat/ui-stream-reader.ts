@@ -5,7 +5,7 @@ import { connectionError, errorFromReply } from '../api-client.js';
 import { CliError } from '../cli-error.js';
 
 /**
- * Reads the AI SDK UI message stream (contract §5): SSE `data: <JSON chunk>` events ending
+ * Reads the AI SDK UI message stream, what chat answers with: SSE `data: <JSON chunk>` events ending
  * with `data: [DONE]`, read with undici and eventsource-parser.
  */
 

@@ -15,14 +15,14 @@ export interface AsyncOptions extends CommonOptions, WaitFlags {
   reason?: string;
 }
 
-/** `POST /agents/{agentId}/async` answers this (contract §5). */
+/** `POST /agents/{agentId}/async` answers this at once (202); the turn runs in the background. */
 export interface AsyncAccepted {
   eventId: string;
   /** Absolute. */
   statusUrl: string;
 }
 
-/** A tool message with only `tool-approval-response` parts: how an `/async` turn's approvals are answered (contract §6). */
+/** A tool message with only `tool-approval-response` parts: an `/async` turn's approvals are answered by a new `/async` request carrying it. */
 export function approvalMessage(approve: readonly string[], deny: readonly string[], reason?: string) {
   return {
     role: 'tool' as const,

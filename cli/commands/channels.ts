@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { Command } from 'commander';
-import { channelProviders } from '../../server/core/channels/channel-adapters.js';
+import { channelProviders } from '../../server/core/channels/channel-registry.js';
 import type { CliContext } from '../cli-context.js';
 import { commandHint, verbatim } from '../command-hint.js';
 import { CliError, UsageError } from '../cli-error.js';

@@ -11,6 +11,7 @@ import { loadConversation, transcriptFromHistory } from '../chat/conversation-hi
 import { runOneShotChat } from '../chat/one-shot-chat.js';
 import { askApprovalsOnTerminal } from '../chat/terminal-approvals.js';
 import { commandHint } from '../command-hint.js';
+import { isTerminal } from '../is-terminal.js';
 import { commandOptions, openAgentSession, serveCommand, withJsonOption, type CommonOptions } from '../session.js';
 
 export interface ChatOptions extends CommonOptions {
@@ -32,8 +33,6 @@ function checkConversationKey(key: string): string {
   if (problem !== undefined) throw new UsageError(`invalid conversation key ${JSON.stringify(key)}: it ${problem}`);
   return key;
 }
-
-const isTerminal = (stream: unknown): boolean => Boolean((stream as { isTTY?: boolean }).isTTY);
 
 export async function chat(context: CliContext, agentId: string, options: ChatOptions): Promise<void> {
   const conversationKey = checkConversationKey(options.conversation ?? newConversationKey());

@@ -10,7 +10,7 @@ export interface CompleteOptions extends CommonOptions {
   error?: string;
 }
 
-/** What the completion endpoint answers (contract §5). */
+/** What `POST /async-tools/{resultId}/complete` answers: the row's status and whether the parent turn continues. */
 export interface CompletionReply {
   resultId: string;
   status: string;

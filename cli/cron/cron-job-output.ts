@@ -2,7 +2,7 @@ import type { CronJobView as CronJob, CronRun } from '../../server/core/cron-job
 import { formatFields, formatTable } from '../output.js';
 import { formatInZone } from './zoned-time.js';
 
-/** A cron job and a run as the account service returns them (contract §4, §6): the core's own view types. */
+/** A cron job and a run as the account service returns them: the core's own view types, so the two cannot drift. */
 export type { CronJobView as CronJob, CronRun } from '../../server/core/cron-jobs/index.js';
 
 /** The jobs table: the next run in the job's zone and in the user's. */

@@ -1,4 +1,4 @@
-import { assertTimeZone, firstFireTime, nextFireTime, parseScheduleExpression } from '../../server/core/cron/index.js';
+import { assertTimeZone, firstFireTime, nextFireTime, parseScheduleExpression } from '../../server/core/schedule-expressions/index.js';
 import { HarnessError } from '../../server/core/errors.js';
 import { UsageError } from '../cli-error.js';
 

@@ -2,7 +2,7 @@ import { assertStageName, stageFromEnvironment } from '../../server/core/infrast
 import { UsageError } from '../cli-error.js';
 
 /**
- * The deployment inputs (spec §1): environment variables read once by `harness deploy`,
+ * The deployment inputs: environment variables read once by `harness deploy`,
  * checked before anything runs, and handed to the services through their environment.
  */
 export interface DeployInputs {

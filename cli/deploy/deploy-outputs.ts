@@ -11,7 +11,7 @@ import type { StageFolder } from './stage-folder.js';
 export type SecretSource = 'environment' | 'generated';
 
 /**
- * The deploy outputs (spec §1): the service URLs, every table name and the bucket name,
+ * The deploy outputs: the service URLs, every table name and the bucket name,
  * plus the rest of the infrastructure definition. Written to `outputs.json` in the stage
  * folder; every name comes from `defineInfrastructure(stage)`.
  */

@@ -1,4 +1,5 @@
 import type { CliContext, TextWriter } from '../cli-context.js';
+import { isTerminal } from '../is-terminal.js';
 import { formatSeconds, type StepReporter, type StepState } from './deploy-steps.js';
 
 /** One plain line per step change on `writer` (stderr): for pipes, CI logs and `--json`. */
@@ -33,8 +34,6 @@ export function stepLine(step: StepState): string {
       return `  ${step.name}`;
   }
 }
-
-const isTerminal = (stream: unknown): boolean => Boolean((stream as { isTTY?: boolean }).isTTY);
 
 /** The Ink step list when stdout is a terminal and the output is text; plain lines on stderr otherwise. */
 export async function createStepReporter(context: CliContext, options: { json?: boolean }): Promise<StepReporter> {

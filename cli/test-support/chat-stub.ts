@@ -20,7 +20,7 @@ const historyRoute = /^\/agents\/[^/]+\/conversations\/([^/?]+)$/;
 /**
  * A stand-in for the agent service's chat and history routes: records each request and
  * answers chat requests from a handler (`index` counts chat requests only), streaming chunks
- * the way the service does (contract §5), and history reads from `options.conversations`.
+ * the way the service does (SSE `data:` lines, the UI message stream header), and history reads from `options.conversations`.
  */
 export async function startChatStub(handler: (request: RecordedRequest, index: number) => ChatStubReply, options: ChatStubOptions = {}): Promise<ChatStub> {
   const isHistoryRead = (request: RecordedRequest): boolean => request.method === 'GET' && historyRoute.test(request.url);

@@ -1,6 +1,6 @@
 /**
  * NATS chunks through the harness gateway against raw NATS publish/subscribe of the same
- * number of same-size messages, measured in one run on one nats-server (issue 5):
+ * number of same-size messages, measured in one run on one nats-server:
  *
  * - gateway turn: a `long: 2000` turn on the zero-latency fixture model, requested on
  *   `harness.v1.<accountId>.<agentId>.chat`; chunks per second from the first to the last chunk;
@@ -19,8 +19,9 @@ import { startFixtureModel } from '../../fixtures/model-server/fixture-model-ser
 import { silentLogger } from '../../server/core/logger.js';
 import { connectNats } from '../../server/nats/nats-connection.js';
 import { startNatsServer } from '../../server/nats/nats-server-process.js';
+import { isFinalChunk } from '../../server/nats/nats-protocol.js';
 import { chatSubject } from '../../server/nats/nats-subjects.js';
-import { ChunkPublisher, isFinalChunk } from '../../server/nats/stream-replay.js';
+import { ChunkPublisher } from '../../server/nats/stream-replay.js';
 import { serve } from '../../server/serve.js';
 
 const modelKey = 'sk-bench-nats-0123456789abcdef';

@@ -11,7 +11,7 @@ export interface AgentServiceDependencies extends AppOptions {
   core: HarnessCore;
   /** `ENABLE_DIRECT_API` (default true): false removes `POST /agents/{agentId}/chat`. */
   enableDirectApi?: boolean;
-  /** The NATS transport's state for `GET /` (contract §6); absent means NATS is disabled. */
+  /** The NATS side's state for `GET /`; absent means NATS is disabled. */
   natsState?: () => 'connected' | 'disconnected' | 'disabled';
 }
 

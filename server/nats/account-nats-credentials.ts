@@ -1,7 +1,5 @@
 import { createHmac } from 'node:crypto';
-
-/** The version prefix of every harness subject (contract §5). */
-export const subjectRoot = 'harness.v1';
+import { subjectRoot } from './nats-protocol.js';
 
 /** Account and agent ids become single subject tokens: no dots, wildcards or whitespace. */
 const subjectTokenPattern = /^[A-Za-z0-9_-]{1,64}$/;

@@ -13,7 +13,8 @@ import { runTurnToEnd } from '../core/turns/run-turn-to-end.js';
 import type { StartedTurn } from '../core/turns/turn-types.js';
 import { isAccountInbox } from './account-nats-credentials.js';
 import type { NatsLink, NatsLinkState } from './nats-link.js';
-import { authorizationHeader, chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
+import { authorizationHeader } from './nats-protocol.js';
+import { chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
 import { ChunkPublisher, defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
 
 /** What a NATS turn stores in its dispatch rows' delivery metadata, for the continuation. */

@@ -53,7 +53,7 @@ function withoutUserInformation(url: string): { url: string; user?: string; pass
 }
 
 /**
- * Reads `NATS_URL`, `NATS_TOKEN` and `ENABLE_WEBSOCKET` (contract §2). `ENABLE_WEBSOCKET`
+ * Reads `NATS_URL`, `NATS_TOKEN` and `ENABLE_WEBSOCKET`. `ENABLE_WEBSOCKET`
  * defaults to true, whether or not `NATS_URL` is set; `false` turns NATS off entirely.
  */
 export function readNatsSettings(environment: NodeJS.ProcessEnv = process.env): NatsSettings {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { chatSubject, conversationToken, parseRequestSubject, replayRequestSubject, turnReplaySubject } from './nats-subjects.js';
-import { isFinalChunk } from './stream-replay.js';
 
 describe('NATS subjects', () => {
   it('parses chat and replay request subjects and nothing else', () => {
@@ -17,13 +16,5 @@ describe('NATS subjects', () => {
     expect(Buffer.from(conversationToken(key), 'base64url').toString('utf8')).toBe(key);
     expect(turnReplaySubject('acc_1', 'agent', key, 'turn_1').split('.')).toHaveLength(6);
     expect(() => turnReplaySubject('acc_1', 'agent', key, 'turn.>')).toThrow(/turnId/);
-  });
-
-  it('treats every finish but waiting_async_tools as the end of a stream', () => {
-    expect(isFinalChunk({ type: 'finish', messageMetadata: { status: 'completed' } })).toBe(true);
-    expect(isFinalChunk({ type: 'finish', messageMetadata: { status: 'awaiting_approval' } })).toBe(true);
-    expect(isFinalChunk({ type: 'finish' })).toBe(true);
-    expect(isFinalChunk({ type: 'finish', messageMetadata: { status: 'waiting_async_tools' } })).toBe(false);
-    expect(isFinalChunk({ type: 'text-delta', id: '1', delta: 'x' })).toBe(false);
   });
 });

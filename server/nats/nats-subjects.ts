@@ -1,9 +1,11 @@
-import { accountSubjectPrefix, assertSubjectToken, subjectRoot } from './account-nats-credentials.js';
+import { accountSubjectPrefix, assertSubjectToken } from './account-nats-credentials.js';
+import { replaySubjectRoot, subjectRoot } from './nats-protocol.js';
 
 /**
- * The subjects and headers of the NATS chat transport (contract §5, §6; docs/nats.md):
+ * The subjects of the NATS chat transport as the service builds and reads them (docs/nats.md):
  * requests on `harness.v1.<accountId>.<agentId>.chat` and `.replay`, stored chunks on
- * `harness.replay.<accountId>.<agentId>.<base64url(conversationKey)>.<turnId>`.
+ * `harness.replay.<accountId>.<agentId>.<base64url(conversationKey)>.<turnId>`. What clients
+ * share with the service is in `nats-protocol.ts`.
  */
 
 /** What a request subject names. */
@@ -19,18 +21,6 @@ export const replayRequestWildcard = `${subjectRoot}.*.*.replay`;
 
 /** The queue group of the gateway, so several replicas share the requests. */
 export const gatewayQueueGroup = 'harness-gateway';
-
-/** The subjects the chunk stream keeps; only the service can publish there (accounts may publish only below `harness.v1.<accountId>`). */
-export const replaySubjectRoot = 'harness.replay';
-
-/** Request header: `Bearer <account secret>`. */
-export const authorizationHeader = 'Authorization';
-/** Reply header on every stored chunk: its sequence in the chunk stream (increasing, not contiguous). */
-export const sequenceHeader = 'Harness-Sequence';
-/** Reply header on every stored chunk: the turn (or continuation) it belongs to. */
-export const turnIdHeader = 'Harness-Turn-Id';
-/** Reply header of the empty message that ends a replay answer. */
-export const replayEndHeader = 'Harness-Replay-End';
 
 const tokenPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -56,7 +46,7 @@ export function replayRequestSubject(accountId: string, agentId: string): string
   return `${accountSubjectPrefix(accountId)}.${agentId}.replay`;
 }
 
-/** A conversation key as one subject token (contract §6: user input is base64url-encoded). */
+/** A conversation key as one subject token: user input goes into a subject only base64url-encoded, so it can hold no `.`, `*` or `>`. */
 export function conversationToken(conversationKey: string): string {
   return Buffer.from(conversationKey, 'utf8').toString('base64url');
 }

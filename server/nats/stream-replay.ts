@@ -3,7 +3,8 @@ import { headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from
 import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type PubAck } from '@nats-io/jetstream';
 import type { UIMessageChunk } from 'ai';
 import type { Logger } from '../core/logger.js';
-import { conversationReplaySubject, replayEndHeader, replaySubjectRoot, sequenceHeader, turnIdHeader, turnReplaySubject } from './nats-subjects.js';
+import { isFinalChunk, type NatsReplayRequest, replayEndHeader, replaySubjectRoot, sequenceHeader, turnIdHeader } from './nats-protocol.js';
+import { conversationReplaySubject, turnReplaySubject } from './nats-subjects.js';
 
 /** The JetStream stream that keeps every chunk of NATS turns for replay. */
 export const replayStreamName = 'HARNESS_CHUNKS';
@@ -61,13 +62,6 @@ export interface ChunkTarget {
   agentId: string;
   conversationKey: string;
   turnId: string;
-}
-
-/** A finish chunk ends a stream for good unless the turn waits for async tools (contract §6). */
-export function isFinalChunk(chunk: unknown): boolean {
-  if (typeof chunk !== 'object' || chunk === null || (chunk as { type?: unknown }).type !== 'finish') return false;
-  const status = ((chunk as { messageMetadata?: { status?: unknown } }).messageMetadata ?? {}).status;
-  return status !== 'waiting_async_tools';
 }
 
 interface Outgoing {
@@ -227,15 +221,10 @@ export function replayEndHeaders(lastSequence: number): MsgHdrs {
   return headers;
 }
 
-/** A replay request (body of `harness.v1.<accountId>.<agentId>.replay`). */
-export interface ReplayRequest {
+/** A replay request: its body, and the account and agent its subject names. */
+export interface ReplayRequest extends NatsReplayRequest {
   accountId: string;
   agentId: string;
-  conversationKey: string;
-  /** Only this turn's chunks; default every turn of the conversation. */
-  turnId?: string;
-  /** The last sequence the client has; it gets the chunks after it. 0 for all. */
-  afterSequence: number;
 }
 
 export interface ReplayOptions {

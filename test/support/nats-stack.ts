@@ -4,10 +4,8 @@ import type { UIMessageChunk } from 'ai';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { silentLogger } from '../../server/core/logger.js';
 import { connectNats } from '../../server/nats/nats-connection.js';
+import { isFinalChunk, type NatsCredentialsView, replayEndHeader, sequenceHeader, turnIdHeader } from '../../server/nats/nats-protocol.js';
 import type { NatsSettings } from '../../server/nats/nats-settings.js';
-import { replayEndHeader, sequenceHeader, turnIdHeader } from '../../server/nats/nats-subjects.js';
-import type { NatsCredentialsView } from '../../server/nats/nats-transport.js';
-import { isFinalChunk } from '../../server/nats/stream-replay.js';
 import { serve, type RunningServices } from '../../server/serve.js';
 import { temporaryFolder } from './temporary-folder.js';
 

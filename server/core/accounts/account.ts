@@ -28,5 +28,5 @@ export function viewAccount(account: AccountRecord): AccountView {
   };
 }
 
-/** Contract §6: 1-64 of A-Z a-z 0-9 _ . - */
+/** A username: 1-64 characters of A-Z a-z 0-9 _ . - */
 export const usernamePattern = /^[A-Za-z0-9_.-]{1,64}$/;

@@ -1,21 +1,14 @@
 import { z } from 'zod';
 import { validateChannelsConfig } from '../channels/channel-config.js';
 import { InvalidRequestError } from '../errors.js';
+import { httpUrlSchema } from '../outbound/http-url.js';
 import { zodIssueError } from './zod-issue.js';
-import { type AgentSandboxSections, validateSandboxSections } from '../sandbox/agent-sandbox-config.js';
+import { type AgentConfigSections, validateAgentConfigSections } from './agent-config-sections.js';
 import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
-
-const httpUrl = z.string({ error: 'must be an absolute http(s) URL' }).refine((value) => {
-  try {
-    return ['http:', 'https:'].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
-}, 'must be an absolute http(s) URL');
 
 const openAiProvider = z.strictObject({
   apiKey: z.string({ error: 'is required and must be a string' }).min(1, 'must not be empty'),
-  baseURL: httpUrl.optional(),
+  baseURL: httpUrlSchema.optional(),
   model: z.string({ error: 'is required and must be a string (the model id)' }).min(1, 'must not be empty'),
   api: z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' }).optional(),
 });
@@ -24,7 +17,7 @@ export type OpenAiProviderConfig = z.infer<typeof openAiProvider>;
 
 const objectOf = (what: string) => z.record(z.string(), z.unknown(), { error: `must be an object (${what})` });
 
-/** The agent config (contract §4). Later features give their keys full schemas here. */
+/** The agent config. Keys validated elsewhere are `unknown` here and checked by their own validators. */
 const agentConfigSchema = z.strictObject({
   system: z.string({ error: 'must be a string (the system prompt)' }).max(100_000, 'must be at most 100000 characters').optional(),
   provider: z
@@ -42,14 +35,17 @@ const agentConfigSchema = z.strictObject({
 
 /**
  * The stored config. `sandbox`, `workspace`, `subagent` and `skills` are stored as
- * `validateSandboxSections` returns them (defaults filled); the tool sources validate them
+ * `validateAgentConfigSections` returns them (defaults filled); the tool sources validate them
  * again, into their narrow types, when tools are built.
  */
-export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | keyof AgentSandboxSections> & {
+export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | keyof AgentConfigSections> & {
   tools?: Record<string, Record<string, unknown>>;
-} & { [Key in keyof AgentSandboxSections]?: Record<string, unknown> };
+} & { [Key in keyof AgentConfigSections]?: Record<string, unknown> };
 
-/** Validate `config.tools` (spec rules 1-5 and 9). Also run when tools are built. */
+/**
+ * Validate `config.tools`: known names only, never a tool that comes from its own key, each
+ * with its catalog options. Also run when tools are built.
+ */
 export function validateToolsConfig(tools: Record<string, unknown>): Record<string, Record<string, unknown>> {
   const validated: Record<string, Record<string, unknown>> = {};
   for (const [name, options] of Object.entries(tools)) {
@@ -86,7 +82,7 @@ export function validateAgentConfig(config: unknown): AgentConfig {
   const { tools, channels, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
   return {
     ...rest,
-    ...validateSandboxSections({ sandbox, workspace, subagent, skills }),
+    ...validateAgentConfigSections({ sandbox, workspace, subagent, skills }),
     ...(tools ? { tools: validateToolsConfig(tools) } : {}),
     ...(channels ? { channels: validateChannelsConfig(channels) } : {}),
   };

@@ -1,21 +1,13 @@
 import { z } from 'zod';
+import { httpUrlSchema } from '../outbound/http-url.js';
 
 /**
- * The one list of external tools (spec rule 5): model-facing name → what kind of tool it is
+ * The one list of external tools: model-facing name → what kind of tool it is
  * and the schema of its options. The turns code pairs each name with a factory through a
  * map typed by `ToolName`, so a tool cannot be added to one list and forgotten in the other.
  */
 
-const absoluteHttpUrl = z.string({ error: 'must be an absolute http(s) URL' }).refine((value) => {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}, 'must be an absolute http(s) URL');
-
-/** Options every tool accepts (spec §2, "Common per-tool options"). */
+/** Options every tool accepts, whatever it does: on/off, async, where it runs, approval, its key. */
 export const commonToolOptions = {
   enabled: z.boolean({ error: 'must be a boolean' }).optional(),
   async: z.boolean({ error: 'must be a boolean' }).optional(),
@@ -24,7 +16,7 @@ export const commonToolOptions = {
   apiKey: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
 };
 
-/** Names of the common options: never passed on to an outside service (contract §6). */
+/** Names of the common options: the harness's own settings, never passed on to an outside service (a key goes only in its Authorization header). */
 export const commonToolOptionNames = [
   'enabled',
   'async',
@@ -78,9 +70,9 @@ export const toolCatalog = {
     summary: 'An example tool that hands its work to an external worker (external-dispatch).',
     options: z.strictObject({
       ...commonToolOptions,
-      completionBaseUrl: absoluteHttpUrl,
+      completionBaseUrl: httpUrlSchema,
       completionBearerToken: z.string({ error: 'is required (the bearer the worker sends to the completion endpoint)' }).min(1, 'must not be empty'),
-      workerUrl: absoluteHttpUrl.optional(),
+      workerUrl: httpUrlSchema.optional(),
     }),
   },
 } satisfies Record<string, ToolCatalogEntry>;
@@ -93,7 +85,7 @@ export function isToolName(name: string): name is ToolName {
   return Object.hasOwn(toolCatalog, name);
 }
 
-/** Tools that exist but may not be configured under `config.tools` (spec rules 2-4), with where they come from. */
+/** Tools that exist but may not be configured under `config.tools`, with the config key they come from instead. */
 export const toolsConfiguredElsewhere: Record<string, string> = {
   bash: 'config.sandbox and config.workspace',
   read: 'config.workspace',

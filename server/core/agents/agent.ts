@@ -26,6 +26,3 @@ export interface AgentView {
   createdAt: string;
   updatedAt: string;
 }
-
-/** Contract §6: 1-64 of A-Z a-z 0-9 _ -, starting with a letter or digit. */
-export const agentIdPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

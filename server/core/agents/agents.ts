@@ -3,7 +3,8 @@ import { applyMergePatch } from '../agent-config/json-merge-patch.js';
 import { ConflictError, InvalidRequestError, NotFoundError, VersionConflictError } from '../errors.js';
 import { redactSecrets, restoreRedactedSecrets } from '../secrets/redaction.js';
 import { ConditionFailedError } from '../storage/table-store.js';
-import { type Agent, type AgentView, agentIdPattern } from './agent.js';
+import type { Agent, AgentView } from './agent.js';
+import { agentIdPattern } from './agent-id.js';
 import type { AgentsRepository } from './agents-repository.js';
 
 /** A check of a validated config against the service's settings (the outbound policy); throws a 400. */

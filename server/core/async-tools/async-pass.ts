@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Tool } from 'ai';
 import type { Logger } from '../logger.js';
 import { ConditionFailedError } from '../storage/table-store.js';
-import type { AsyncToolOptions } from '../tools/test-external-async.js';
+import type { AsyncToolOptions } from '../tools/async-tool-options.js';
 import { type AsyncExecution, type AsyncToolResult, completePathFor, type DeliveryMetadata, type DispatchGroup, groupKey, resultIdFor } from './async-tool-result.js';
 import type { AsyncToolResultsRepository } from './async-tool-results-repository.js';
 import type { AsyncOutcome } from './async-settlement.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
-import { channelAdapters, channelProviders, isChannelProvider, type ChannelProvider } from './channel-adapters.js';
+import { isHttpUrl } from '../outbound/http-url.js';
+import { channelAdapters, channelProviders, isChannelProvider, type ChannelProvider } from './channel-registry.js';
 import { discordConfigSchema } from './discord.js';
 import { githubConfigSchema } from './github.js';
 import { pancakeConfigSchema } from './pancake.js';
@@ -49,7 +50,7 @@ export function validateChannelsConfig(channels: Record<string, unknown>): Recor
     const parsed = strictSchemas[provider].safeParse(settings);
     if (!parsed.success) throw zodIssueError(prefix, parsed.error, describeIssue);
     const apiBaseUrl = (parsed.data as { apiBaseUrl?: string }).apiBaseUrl;
-    if (apiBaseUrl !== undefined && !['http:', 'https:'].includes(new URL(apiBaseUrl).protocol)) {
+    if (apiBaseUrl !== undefined && !isHttpUrl(apiBaseUrl)) {
       throw new InvalidRequestError(`${prefix}.apiBaseUrl must be an absolute http(s) URL`);
     }
     validated[provider] = parsed.data as Record<string, unknown>;

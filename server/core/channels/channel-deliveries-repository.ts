@@ -12,7 +12,7 @@ export interface ChannelDelivery {
   accountId: string;
   agentId: string;
   provider: string;
-  /** The provider's delivery id (contract §6): the dedupe key. */
+  /** The provider's delivery id: the dedupe key, since providers retry a webhook with the same id. */
   deliveryId: string;
   conversationId: string;
   text: string;

@@ -4,7 +4,7 @@ import { NotFoundError, RateLimitedError, UnauthorizedError } from '../errors.js
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Logger } from '../logger.js';
 import type { InboundEvent, InboundWebhook } from './channel-adapter.js';
-import { getChannelAdapter, isChannelProvider } from './channel-adapters.js';
+import { getChannelAdapter, isChannelProvider } from './channel-registry.js';
 import { channelConfigOf } from './channel-config.js';
 import type { ChannelDeliveriesRepository } from './channel-deliveries-repository.js';
 import type { ChannelWorker } from './channel-worker.js';

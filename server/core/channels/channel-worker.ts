@@ -9,7 +9,7 @@ import { runTurnToEnd } from '../turns/run-turn-to-end.js';
 import type { TurnResult } from '../turns/turn-types.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
 import type { ReplyTarget } from './channel-adapter.js';
-import { getChannelAdapter, isChannelProvider } from './channel-adapters.js';
+import { getChannelAdapter, isChannelProvider } from './channel-registry.js';
 import { channelConfigOf } from './channel-config.js';
 import type { ChannelDeliveriesRepository, DeliveryRef } from './channel-deliveries-repository.js';
 import { sendReplyRequests } from './channel-reply-sender.js';

@@ -1,5 +1,5 @@
-import { agentIdPattern } from '../agents/agent.js';
-import { assertTimeZone, parseScheduleExpression, type Schedule } from '../cron/index.js';
+import { agentIdPattern } from '../agents/agent-id.js';
+import { assertTimeZone, parseScheduleExpression, type Schedule } from '../schedule-expressions/index.js';
 import { conversationKeyProblem } from '../conversations/conversation-key.js';
 import { InvalidRequestError } from '../errors.js';
 

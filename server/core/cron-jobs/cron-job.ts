@@ -12,7 +12,7 @@ export type CronJobStatus = 'active' | 'paused' | 'completed';
  */
 export type CronRunStatus = 'running' | 'completed' | 'failed';
 
-/** Contract §4: the cron job as the API shows it. */
+/** The cron job as the API shows it. */
 export interface CronJobView {
   cronJobId: string;
   name: string;

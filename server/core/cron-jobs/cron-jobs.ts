@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Agents } from '../agents/agents.js';
-import { firstFireTime, nextFireTime, type Schedule, validateForCreation } from '../cron/index.js';
+import { firstFireTime, nextFireTime, type Schedule, validateForCreation } from '../schedule-expressions/index.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { type CronJobRecord, type CronJobView, type CronRun, cronJobIdPattern, viewCronJob } from './cron-job.js';
 import { checkAgentIdFormat, checkConversationKey, checkName, checkPrompt, checkScheduleExpression, checkTimeZone } from './cron-job-fields.js';

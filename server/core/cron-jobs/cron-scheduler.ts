@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseScheduleExpression, type Schedule } from '../cron/index.js';
+import { parseScheduleExpression, type Schedule } from '../schedule-expressions/index.js';
 import type { AsyncRequestStatus } from '../async-requests/async-request.js';
 import type { Logger } from '../logger.js';
 import type { CronJobRecord, CronRun, CronRunStatus } from './cron-job.js';

@@ -1,4 +1,4 @@
-import { nextFireTime, type Schedule } from '../cron/index.js';
+import { nextFireTime, type Schedule } from '../schedule-expressions/index.js';
 
 /** How far a count of missed slots goes before it stops counting (every minute for ~69 days). */
 export const missedSlotCountLimit = 100_000;

@@ -1,5 +1,5 @@
 /**
- * The service's limits (issue 10). Every one is configurable through the environment, and
+ * The service's limits. Every one is configurable through the environment, and
  * tests and benchmarks set the ones they need explicitly. Defaults are generous for one
  * person's or one team's agents on one machine.
  */

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError } from '../errors.js';
-import { validateSandboxConfig, validateSkillsConfig, validateSubagentConfig, validateWorkspaceConfig } from './sandbox-config-schema.js';
-
-function messageOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidRequestError);
-    return (error as Error).message;
-  }
-  throw new Error('expected an InvalidRequestError');
-}
+import { messageOf } from '../test-support/invalid-request-message.js';
+import { validateSandboxConfig, validateWorkspaceConfig } from './sandbox-config-schema.js';
 
 describe('validateSandboxConfig', () => {
   it('fills defaults', () => {
@@ -52,28 +42,6 @@ describe('validateWorkspaceConfig', () => {
     expect(messageOf(() => validateWorkspaceConfig({ notes: { path: 'a' } }))).toBe('config.workspace.notes.permissionMode must be one of read-only, ask, ask-writes, auto');
     expect(messageOf(() => validateWorkspaceConfig({ notes: { path: 'a', permissionMode: 'auto', sandbox: true } }))).toMatch(/^config\.workspace\.notes\.sandbox must be omitted/);
     expect(messageOf(() => validateWorkspaceConfig({ notes: { path: 'a', permissionMode: 'auto', sandbox: { timeoutMs: 0 } } }))).toBe('config.workspace.notes.sandbox.timeoutMs must be an integer from 100 to 600000');
-  });
-});
-
-describe('validateSubagentConfig', () => {
-  it('defaults maxDepth to 2 and caps it at 5', () => {
-    expect(validateSubagentConfig({ agents: { researcher: { description: 'Finds sources' } } })).toEqual({ agents: { researcher: { description: 'Finds sources' } }, maxDepth: 2 });
-    expect(messageOf(() => validateSubagentConfig({ agents: {}, maxDepth: 6 }))).toBe('config.subagent.maxDepth must be an integer from 1 to 5');
-    expect(messageOf(() => validateSubagentConfig({ agents: { researcher: {} } }))).toBe('config.subagent.agents.researcher.description must be a string');
-    expect(messageOf(() => validateSubagentConfig({ agents: { 'bad id!': { description: 'x' } } }))).toBe('config.subagent.agents.bad id! is not a valid agent id');
-  });
-});
-
-describe('validateSkillsConfig', () => {
-  it('accepts inline and file skills, one or the other', () => {
-    expect(validateSkillsConfig({ review: { description: 'Code review', instructions: 'Check tests.' }, style: { description: 'House style', file: 'skills/style.md' } })).toEqual({
-      review: { description: 'Code review', instructions: 'Check tests.' },
-      style: { description: 'House style', file: 'skills/style.md' },
-    });
-    expect(messageOf(() => validateSkillsConfig({ review: { description: 'x', instructions: 'y', file: 'z' } }))).toBe('config.skills.review must have either instructions or file, not both');
-    expect(messageOf(() => validateSkillsConfig({ review: { description: 'x' } }))).toMatch(/^config\.skills\.review must have instructions/);
-    expect(messageOf(() => validateSkillsConfig({ review: { description: 'x', file: '../etc/passwd' } }))).toMatch(/^config\.skills\.review\.file must be a relative path/);
-    expect(messageOf(() => validateSkillsConfig({ review: { instructions: 'y' } }))).toBe('config.skills.review.description must be a string');
   });
 });
 

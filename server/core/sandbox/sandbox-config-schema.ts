@@ -1,19 +1,14 @@
 import { z } from 'zod';
-import { agentIdPattern } from '../agents/agent.js';
+import { integerFrom, parseOrThrow, requireObject } from '../agent-config/config-section-parsing.js';
 import { InvalidRequestError } from '../errors.js';
-import { zodIssueError } from '../agent-config/zod-issue.js';
+import { bucketPathSchema } from './bucket-path.js';
 import { isServiceVariable } from './sandbox-settings.js';
 
 /**
- * Shapes of `config.sandbox`, `config.workspace`, `config.subagent` and `config.skills`
- * (contract §4, issue 8). Each validator throws an InvalidRequestError whose message names
- * the offending path, e.g. `config.sandbox.timeoutMs must be an integer from 100 to 600000`.
+ * Shapes of `config.sandbox` and `config.workspace`. Each validator throws an
+ * InvalidRequestError whose message names the offending path, e.g.
+ * `config.sandbox.timeoutMs must be an integer from 100 to 600000`.
  */
-
-const integerFrom = (minimum: number, maximum: number) => {
-  const message = `must be an integer from ${minimum} to ${maximum}`;
-  return z.number({ error: message }).int(message).min(minimum, message).max(maximum, message);
-};
 
 const environmentVariableName = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
@@ -47,18 +42,8 @@ export type SandboxLimits = z.infer<typeof sandboxLimitsSchema>;
 export const permissionModes = ['read-only', 'ask', 'ask-writes', 'auto'] as const;
 export type PermissionMode = (typeof permissionModes)[number];
 
-/** A relative path inside the bucket: plain segments, no `..`, `.`, leading `/` or backslash. */
-export function isBucketRelativePath(value: string): boolean {
-  if (value.length === 0 || value.length > 1024 || value.includes('\0') || value.includes('\\')) return false;
-  return value.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
-}
-
-const bucketPath = z
-  .string({ error: 'must be a relative path in the bucket' })
-  .refine(isBucketRelativePath, 'must be a relative path in the bucket (no "..", no leading "/", no empty segment)');
-
 const workspaceEntrySchema = z.strictObject({
-  path: bucketPath,
+  path: bucketPathSchema,
   permissionMode: z.enum(permissionModes, { error: `must be one of ${permissionModes.join(', ')}` }),
   // Checked separately so that `false`, `null` and an object each get a clear message.
   sandbox: z.unknown().optional(),
@@ -72,43 +57,6 @@ export interface WorkspaceConfig {
 }
 
 export const workspaceNamePattern = /^[a-z][a-z0-9_]{0,31}$/;
-
-const subagentSchema = z.strictObject({
-  agents: z.record(
-    z.string(),
-    z.strictObject({ description: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(1024, 'must be at most 1024 characters') }, { error: 'must be an object {description}' }),
-    { error: 'must be an object keyed by agent id' },
-  ),
-  maxDepth: integerFrom(1, 5).default(2),
-});
-
-/** Which agents of the same account may run as subagents, and how deep they may nest. */
-export type SubagentConfig = z.infer<typeof subagentSchema>;
-
-const skillDescription = z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(1024, 'must be at most 1024 characters');
-const inlineSkillSchema = z.strictObject({
-  description: skillDescription,
-  instructions: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(100_000, 'must be at most 100000 characters'),
-});
-const fileSkillSchema = z.strictObject({ description: skillDescription, file: bucketPath });
-
-/** A skill: its instructions inline, or a file in the bucket that holds them. */
-export type SkillConfig = z.infer<typeof inlineSkillSchema> | z.infer<typeof fileSkillSchema>;
-
-export const skillNamePattern = /^[a-z][a-z0-9_-]{0,63}$/;
-
-function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, prefix: string): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw zodIssueError(prefix, parsed.error);
-  return parsed.data;
-}
-
-function requireObject(value: unknown, path: string, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidRequestError(`${path} must be an object (${what})`);
-  }
-  return value as Record<string, unknown>;
-}
 
 /** Validate a sandbox object (`config.sandbox` or `config.workspace.<name>.sandbox`) and fill defaults. */
 export function validateSandboxConfig(value: unknown, path = 'config.sandbox'): SandboxLimits {
@@ -156,35 +104,4 @@ function refuseNestedWorkspaces(workspaces: Record<string, WorkspaceConfig>, pat
       }
     }
   }
-}
-
-/** Validate `config.subagent`: `{agents: {<agentId>: {description}}, maxDepth?}`. */
-export function validateSubagentConfig(value: unknown, path = 'config.subagent'): SubagentConfig {
-  requireObject(value, path, 'subagent settings: {agents, maxDepth?}');
-  const parsed = parseOrThrow(subagentSchema, value, path);
-  for (const agentId of Object.keys(parsed.agents)) {
-    if (!agentIdPattern.test(agentId)) throw new InvalidRequestError(`${path}.agents.${agentId} is not a valid agent id`);
-  }
-  return parsed;
-}
-
-/** Validate `config.skills`: skill name to `{description, instructions}` or `{description, file}`. */
-export function validateSkillsConfig(value: unknown, path = 'config.skills'): Record<string, SkillConfig> {
-  const entries = requireObject(value, path, 'skill name to skill');
-  const skills: Record<string, SkillConfig> = {};
-  for (const [name, entry] of Object.entries(entries)) {
-    const entryPath = `${path}.${name}`;
-    if (!skillNamePattern.test(name)) {
-      throw new InvalidRequestError(`${entryPath} is not a valid skill name (a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-")`);
-    }
-    const skill = requireObject(entry, entryPath, 'a skill: {description, instructions} or {description, file}');
-    if ('instructions' in skill && 'file' in skill) {
-      throw new InvalidRequestError(`${entryPath} must have either instructions or file, not both`);
-    }
-    if (!('instructions' in skill) && !('file' in skill)) {
-      throw new InvalidRequestError(`${entryPath} must have instructions (inline text) or file (a relative path in the bucket)`);
-    }
-    skills[name] = 'file' in skill ? parseOrThrow(fileSkillSchema, skill, entryPath) : parseOrThrow(inlineSkillSchema, skill, entryPath);
-  }
-  return skills;
 }

@@ -1,10 +1,10 @@
 import { type FileHandle, lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { validateAgentConfigSections } from '../agent-config/agent-config-sections.js';
 import type { Agents } from '../agents/agents.js';
 import { InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../errors.js';
 import { accountBucketFolder } from './account-bucket.js';
-import { validateSandboxSections } from './agent-sandbox-config.js';
 import { DiskQuota, diskQuotaMessage } from './disk-quota.js';
 import { entryPath, openChildFolder } from './folder-handles.js';
 import { removeEntryBeneath, walkFilesBeneath } from './folder-walk.js';
@@ -75,7 +75,7 @@ export class WorkspaceFiles {
   /** Where a workspace lives; 404 for an unknown agent or workspace. */
   private async workspaceRoot(address: WorkspaceAddress): Promise<WorkspaceLocation> {
     const agent = await this.agents.load(address.accountId, address.agentId);
-    const { workspace } = validateSandboxSections({ workspace: agent.config.workspace });
+    const { workspace } = validateAgentConfigSections({ workspace: agent.config.workspace });
     const entry = workspace && Object.hasOwn(workspace, address.workspace) ? workspace[address.workspace] : undefined;
     if (!entry) throw new NotFoundError(`Agent "${address.agentId}" has no workspace "${address.workspace}".`);
     if (!this.bucketFolder) throw new Error('This service was started without a filesystem bucket folder.');

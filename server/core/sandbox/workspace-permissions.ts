@@ -11,7 +11,7 @@ const readTools: readonly SandboxToolName[] = ['read', 'glob', 'grep'];
 const writeTools: readonly SandboxToolName[] = ['write', 'edit', 'bash'];
 
 /**
- * The tools a workspace offers (spec rule 2): the full set with a sandbox, only `read` and
+ * The tools a workspace offers: the full set with a sandbox, only `read` and
  * `glob` without one; `read-only` drops the tools that can write, bash included, because a
  * shell in a writable folder is a write tool.
  */

@@ -7,7 +7,11 @@ export interface RedactedSecret {
   last4?: string;
 }
 
-/** Contract §6: `apiKey`, or a name ending in `Token` or `Secret` (any case); `publicKey` is not secret. */
+/**
+ * Which config fields are secrets (encrypted at rest, redacted in every response, never taken
+ * on the CLI's command line): `apiKey`, or a name ending in `Token` or `Secret` (any case).
+ * `publicKey` is not secret.
+ */
 export function isSecretFieldName(name: string): boolean {
   const lower = name.toLowerCase();
   if (lower === 'publickey') return false;

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileDurably } from '../storage/durable-file.js';
 
-/** The two service-wide secrets of a stage (spec §1: deployment inputs). */
+/** The two service-wide secrets of a stage: deployment inputs, or generated once and kept in the data folder. */
 export interface RuntimeSecrets {
   adminSecret: string;
   configEncryptionSecret: string;

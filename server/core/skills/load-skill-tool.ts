@@ -1,13 +1,13 @@
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
+import { validateAgentConfigSections } from '../agent-config/agent-config-sections.js';
 import type { Logger } from '../logger.js';
 import { accountBucketFolder } from '../sandbox/account-bucket.js';
-import { validateSandboxSections } from '../sandbox/agent-sandbox-config.js';
-import type { SkillConfig } from '../sandbox/sandbox-config-schema.js';
 import { SandboxToolError } from '../sandbox/sandbox-tool-error.js';
 import { loadTextFileBeneath } from '../sandbox/text-files.js';
 import { withWorkspaceRoot } from '../sandbox/workspace-root.js';
 import type { ToolSource } from '../tools/build-tools.js';
+import type { SkillConfig } from './skills-config-schema.js';
 
 export interface LoadSkillOptions {
   skills: Record<string, SkillConfig>;
@@ -30,7 +30,7 @@ async function instructionsOf(skill: SkillConfig, accountFolder: string | undefi
   return loaded.text;
 }
 
-/** `load_skill` (spec rule 4): returns a named skill's instructions; its description lists the skills. */
+/** `load_skill`, only from `config.skills`: returns a named skill's instructions; its description lists the skills. */
 export function buildLoadSkillTool(options: LoadSkillOptions): ToolSet {
   const names = Object.keys(options.skills);
   if (names.length === 0) return {};
@@ -60,8 +60,8 @@ export function skillsToolSource(options: { bucketFolder?: string }): ToolSource
   return {
     name: 'config.skills',
     build: (config, context) => {
-      // Validated again when tools are built (shape and spec rule 9), as config.tools is.
-      const { skills } = validateSandboxSections({ skills: config.skills });
+      // Validated again when tools are built (shape, and no external tool config here), as config.tools is.
+      const { skills } = validateAgentConfigSections({ skills: config.skills });
       if (!skills) return {};
       return buildLoadSkillTool({
         skills,

@@ -1,12 +1,12 @@
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
+import { validateAgentConfigSections } from '../agent-config/agent-config-sections.js';
 import { HarnessError } from '../errors.js';
-import { validateSandboxSections } from '../sandbox/agent-sandbox-config.js';
-import type { SubagentConfig } from '../sandbox/sandbox-config-schema.js';
 import type { ToolSource } from '../tools/build-tools.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { runTurnToEnd } from '../turns/run-turn-to-end.js';
 import type { StartedTurn, TurnRequest, TurnResult } from '../turns/turn-types.js';
+import type { SubagentConfig } from './subagent-config-schema.js';
 import { subagentConversationKey, subagentDepth } from './subagent-conversation-key.js';
 
 /** What run_subagent needs from the turn runner: starting a turn. */
@@ -102,8 +102,8 @@ export function subagentToolSource(turns: () => SubagentTurns): ToolSource {
   return {
     name: 'config.subagent',
     build: (config, context) => {
-      // Validated again when tools are built (shape and spec rule 9), as config.tools is.
-      const { subagent } = validateSandboxSections({ subagent: config.subagent });
+      // Validated again when tools are built (shape, and no external tool config here), as config.tools is.
+      const { subagent } = validateAgentConfigSections({ subagent: config.subagent });
       return subagent ? buildRunSubagentTool(subagent, context, turns()) : {};
     },
   };

@@ -6,7 +6,7 @@ import { startFixtureSearch, type FixtureSearchServer } from '../../../fixtures/
 import type { Logger } from '../logger.js';
 import { buildTools, type ToolSource } from './build-tools.js';
 import type { ToolContext } from './tool-context.js';
-import { toolFactories } from './tool-factories.js';
+import { toolFactories } from './tool-registry.js';
 import { toolCatalog } from '../agent-config/tool-catalog.js';
 
 const searchKey = 'tvly-unit-test-key-0123456789';

@@ -4,15 +4,15 @@ import { validateToolsConfig } from '../agent-config/agent-config-schema.js';
 import { toolCatalog, type ToolName } from '../agent-config/tool-catalog.js';
 import { InvalidRequestError } from '../errors.js';
 import type { ToolContext } from './tool-context.js';
-import { toolFactories } from './tool-factories.js';
 import { withToolLogging } from './tool-logging.js';
 import { withOutputLimit } from './tool-output-limit.js';
+import { toolFactories } from './tool-registry.js';
 
-/** Wraps a local `async: true` tool (spec rule 7); supplied by the async coordinator. */
+/** Wraps a local `async: true` tool so its result arrives later; supplied by the async coordinator. */
 export type AsyncToolWrapper = (name: string, tool: Tool, toolConfig: Record<string, unknown>) => Tool;
 
 /**
- * Tools that come from their own config keys, never from `config.tools` (spec rules 2-4):
+ * Tools that come from their own config keys, never from `config.tools`:
  * sandbox and workspaces, subagents, skills. Each source reads only its key.
  */
 export interface ToolSource {
@@ -28,13 +28,14 @@ export interface BuildToolsOptions {
   maxToolOutputBytes?: number;
 }
 
-/** Whether a tool config enables its tool: present means enabled unless `enabled: false` (contract §4). */
+/** Whether a tool config enables its tool: present means enabled unless `enabled: false`. */
 export function isEnabled(toolConfig: Record<string, unknown>): boolean {
   return toolConfig.enabled !== false;
 }
 
 /**
- * Build the tools of one model run by the registry rules of the spec:
+ * Build the tools of one model run by the nine registry rules (this file's tests name them by
+ * number):
  * 1. names in `config.tools` are checked; unknown names are rejected;
  * 2-4. sandbox, subagent and skill tools come only from their own config keys (`sources`);
  * 5. external tools come only from the static factory map;

@@ -1,4 +1,4 @@
-/** A failed call to an outside service: the message includes the HTTP status (spec §7). */
+/** A failed call to an outside service: the message includes the HTTP status, so the model and the log can tell a bad key from an outage. */
 export class OutsideServiceError extends Error {
   constructor(
     readonly toolName: string,
@@ -11,7 +11,7 @@ export class OutsideServiceError extends Error {
 }
 
 /**
- * POST JSON to the search/extract service with the account's key as the bearer (spec §5.5),
+ * POST JSON to the search/extract service with the account's key as the bearer,
  * and return its JSON. Non-2xx answers throw `OutsideServiceError`, which the turn hands to
  * the model as a tool error.
  */

@@ -1,21 +1,16 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { OutboundDestinationRefusedError } from '../outbound/outbound-policy.js';
+import type { AsyncToolOptions } from './async-tool-options.js';
 import { OutsideServiceError } from './search-service.js';
 import type { ToolFactory } from './tool-factory.js';
-
-/** What the async coordinator hands an async tool's `execute` (spec §2: `options.asyncTool`). */
-export interface AsyncToolOptions {
-  resultId: string;
-  /** `/async-tools/{resultId}/complete`, relative to the agent service. */
-  completePath: string;
-}
 
 export const defaultWorkerUrl = 'http://127.0.0.1:4300/dispatch';
 
 /**
  * The external-dispatch example: `execute` only hands the work to a worker and returns at
- * once; the worker later completes the row at `completeUrl` (contract §5).
+ * once; the worker later POSTs the outcome to `completeUrl` with the bearer it was given,
+ * which settles the async row and lets the turn continue.
  */
 export const testExternalAsyncFactory: ToolFactory = (toolConfig, context) => {
   const completionBaseUrl = String(toolConfig.completionBaseUrl ?? '');

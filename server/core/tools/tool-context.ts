@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 /** Where a turn came from; decides approval and async behaviour. */
 export type TransportKind = 'sse' | 'json' | 'async' | 'nats' | 'channel' | 'cron';
 
-/** Service-wide settings the tool factories may read (contract §2). */
+/** Service-wide settings the tool factories may read: the operator's, never the account's. */
 export interface ToolEnvironment {
   /** `ALPHA_API_KEY`: the fallback key of the search tool family, and of nothing else. */
   alphaApiKey?: string;

@@ -9,7 +9,7 @@ export interface ToolLogContext {
 }
 
 /**
- * Spec rule 8: the harness logs each tool's start, finish, duration and failure. Log lines
+ * Every tool's start, finish, duration and failure is logged. Log lines
  * carry ids, the tool name, the duration and a status code: never inputs or outputs, which
  * may hold anything.
  */

@@ -9,7 +9,7 @@ function snakeCase(name: string): string {
 }
 
 /**
- * A tool's own options for its outside service (contract §6): never the common ones, and in
+ * A tool's own options for its outside service: never the common ones, and in
  * the service's spelling (Tavily's snake_case: `maxResults` is sent as `max_results`).
  */
 export function serviceOptions(toolConfig: Record<string, unknown>): Record<string, unknown> {

@@ -15,7 +15,7 @@ interface AgentParams {
   agentId: string;
 }
 
-/** The JSON answer of a chat turn (contract §6). */
+/** The JSON answer of a chat turn, for a request that does not accept `text/event-stream`: the turn's end state instead of the stream. */
 export function chatAnswer(result: TurnResult) {
   return {
     conversationKey: result.conversationKey,

@@ -78,7 +78,7 @@ const patchBody = {
   },
 } as const;
 
-/** Contract §4: an account's cron jobs and their runs. */
+/** An account's cron jobs and their runs, under `/accounts/me/cron-jobs`. */
 export function registerCronJobRoutes(app: FastifyInstance, core: HarnessCore): void {
   requireAccount(app, core, (scope) => {
     scope.post<{ Body: CronJobInput }>('/accounts/me/cron-jobs', { schema: { body: createBody, response: { 201: cronJobView } } }, async (request, reply) => {

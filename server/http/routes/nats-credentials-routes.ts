@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../core/errors.js';
 import type { HarnessCore } from '../../core/harness-core.js';
-import type { NatsCredentialsView } from '../../nats/nats-transport.js';
+import type { NatsCredentialsView } from '../../nats/nats-protocol.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 
 /** An account's NATS credentials, or undefined when NATS is disabled. */

@@ -2,9 +2,11 @@ import type { ToolSet } from 'ai';
 import type { Logger } from '../logger.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
 import { type SandboxedAgentConfig, effectiveWorkspaces } from './effective-workspaces.js';
-import { type SandboxRuntime, buildStatelessBashTool, buildWorkspaceTools } from './sandbox-tools.js';
+import type { SandboxRuntime } from './sandbox-runtime.js';
+import { buildStatelessBashTool } from './stateless-bash-tool.js';
+import { buildWorkspaceTools } from './workspace-tools.js';
 
-export interface SandboxToolSetOptions {
+export interface AgentSandboxToolsOptions {
   /** The validated `sandbox` and `workspace` parts of the agent config. */
   config: SandboxedAgentConfig;
   /** Host folder of the agent's filesystem bucket; workspace paths are relative to it. */
@@ -17,11 +19,11 @@ export interface SandboxToolSetOptions {
 }
 
 /**
- * Every sandbox tool an agent gets (spec rule 2): none without a sandbox or workspace; only
+ * Every sandbox tool an agent gets: none without a sandbox or workspace; only
  * a stateless `bash` with a sandbox and no workspace; otherwise each workspace's tools,
  * named plainly for one workspace and `<workspace>__<tool>` for several.
  */
-export function buildSandboxToolSet(options: SandboxToolSetOptions): ToolSet {
+export function buildAgentSandboxTools(options: AgentSandboxToolsOptions): ToolSet {
   const workspaces = effectiveWorkspaces(options.config);
   if (workspaces.length === 0) {
     return options.config.sandbox

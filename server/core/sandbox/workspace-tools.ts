@@ -1,25 +1,18 @@
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
-import { type BashResult, runBash } from './bash-runner.js';
+import { runBash } from './bash-runner.js';
 import type { BubblewrapStatus } from './bubblewrap-probe.js';
-import type { DiskQuota } from './disk-quota.js';
 import { editWorkspaceFile } from './edit-file.js';
 import { globWorkspaceFiles } from './glob-files.js';
 import { grepWorkspaceFiles } from './grep-files.js';
 import { readWorkspaceFile } from './read-file.js';
-import type { CgroupSupport } from './sandbox-cgroups.js';
 import type { PermissionMode, SandboxLimits } from './sandbox-config-schema.js';
-import type { SandboxSettings } from './sandbox-settings.js';
-import { SandboxToolError } from './sandbox-tool-error.js';
+import type { SandboxRuntime } from './sandbox-runtime.js';
+import { bashOutput, runSandboxTool, type SandboxToolRunContext } from './sandbox-tool-run.js';
 import { type SandboxToolName, type WorkspaceAccess, toolNeedsApproval, workspaceToolNames } from './workspace-permissions.js';
 import { type WorkspaceRoot, withWorkspaceRoot, workspaceHostPath } from './workspace-root.js';
 import { writeWorkspaceFile } from './write-file.js';
-
-/** What a tool returns to the model when it refuses or fails: the turn goes on. */
-export interface ToolErrorOutput {
-  error: string;
-}
 
 /**
  * The model-facing name of a workspace tool: the plain name (`read`) when the agent has
@@ -28,47 +21,6 @@ export interface ToolErrorOutput {
  */
 export function sandboxToolName(toolName: SandboxToolName, workspaceName: string, prefixed: boolean): string {
   return prefixed ? `${workspaceName}__${toolName}` : toolName;
-}
-
-interface ToolRunContext {
-  toolName: string;
-  workspaceName?: string;
-  logger?: Logger;
-}
-
-/** Run a tool body; a refusal or failure becomes `{error}` for the model, and is logged. */
-async function guarded<T>(context: ToolRunContext, body: () => Promise<T>): Promise<T | ToolErrorOutput> {
-  const started = performance.now();
-  try {
-    return await body();
-  } catch (error) {
-    const durationMs = Math.round(performance.now() - started);
-    const fields = { event: 'sandbox-tool', tool: context.toolName, workspace: context.workspaceName, durationMs };
-    if (error instanceof SandboxToolError) {
-      context.logger?.info({ ...fields, status: error.kind }, `sandbox tool ${context.toolName} refused`);
-      return { error: error.message };
-    }
-    // Unexpected errors can carry host paths: log the code, tell the model only that it failed.
-    const code = (error as NodeJS.ErrnoException | undefined)?.code;
-    context.logger?.error({ ...fields, status: code ?? 'internal' }, `sandbox tool ${context.toolName} failed`);
-    return { error: `${context.toolName} failed unexpectedly${code ? ` (${code})` : ''}.` };
-  }
-}
-
-/** A call that ran into a limit carries `error` naming it, beside its output. */
-function bashOutput(result: BashResult): BashResult | (BashResult & ToolErrorOutput) {
-  if (result.limitsHit.length === 0) return result;
-  return { error: result.limitsHit.map((hit) => hit.message).join(' '), ...result };
-}
-
-/** What the operator decided for bash calls, shared by every sandbox tool of a service. */
-export interface SandboxRuntime {
-  /** Variables let through, the unsafe opt-in, resource limits; default: the defaults. */
-  settings?: SandboxSettings;
-  /** Where per-call cgroups are made, as probed at start. */
-  cgroups?: CgroupSupport;
-  /** The account's disk quota over its bucket folder. */
-  diskQuota?: DiskQuota;
 }
 
 const defaultFileToolLimits: SandboxLimits = { timeoutMs: 30_000, maxOutputBytes: 65_536, environment: [], network: false };
@@ -95,14 +47,14 @@ export interface WorkspaceToolsOptions {
   runtime?: SandboxRuntime;
 }
 
-/** The sandbox tools of one workspace (spec rule 2), scoped to its folder. */
+/** The sandbox tools of one workspace, scoped to its folder and named for the model. */
 export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
   const { workspaceName, root, access, permissionMode } = options;
   const limits = options.limits ?? defaultFileToolLimits;
   const needsApproval = options.needsApproval ?? ((toolName: SandboxToolName) => toolNeedsApproval(permissionMode, toolName));
   const readOnly = access !== 'sandboxed' || permissionMode === 'read-only';
   const where = `the workspace "${workspaceName}"`;
-  const context = (toolName: SandboxToolName): ToolRunContext => ({ toolName: sandboxToolName(toolName, workspaceName, options.prefixToolNames), workspaceName, logger: options.logger });
+  const context = (toolName: SandboxToolName): SandboxToolRunContext => ({ toolName: sandboxToolName(toolName, workspaceName, options.prefixToolNames), workspaceName, logger: options.logger });
 
   const definitions: Record<SandboxToolName, () => ToolSet[string]> = {
     read: () =>
@@ -114,7 +66,7 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
           limit: z.number().int().min(1).max(10_000).optional().describe('Number of lines to return (default 2000)'),
         }),
         needsApproval: needsApproval('read'),
-        execute: (input) => guarded(context('read'), () => readWorkspaceFile({ root, ...input, maxBytes: limits.maxOutputBytes })),
+        execute: (input) => runSandboxTool(context('read'), () => readWorkspaceFile({ root, ...input, maxBytes: limits.maxOutputBytes })),
       }),
     write: () =>
       tool({
@@ -124,7 +76,7 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
           content: z.string().describe('The whole new content of the file'),
         }),
         needsApproval: needsApproval('write'),
-        execute: (input) => guarded(context('write'), () => writeWorkspaceFile({ root, ...input, readOnly, diskQuota: options.runtime?.diskQuota })),
+        execute: (input) => runSandboxTool(context('write'), () => writeWorkspaceFile({ root, ...input, readOnly, diskQuota: options.runtime?.diskQuota })),
       }),
     edit: () =>
       tool({
@@ -136,7 +88,7 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
           replaceAll: z.boolean().optional().describe('Replace every occurrence'),
         }),
         needsApproval: needsApproval('edit'),
-        execute: (input) => guarded(context('edit'), () => editWorkspaceFile({ root, ...input, readOnly, diskQuota: options.runtime?.diskQuota })),
+        execute: (input) => runSandboxTool(context('edit'), () => editWorkspaceFile({ root, ...input, readOnly, diskQuota: options.runtime?.diskQuota })),
       }),
     glob: () =>
       tool({
@@ -146,7 +98,7 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
           path: z.string().optional().describe('Folder to search from, relative to the workspace root'),
         }),
         needsApproval: needsApproval('glob'),
-        execute: (input) => guarded(context('glob'), () => globWorkspaceFiles({ root, ...input })),
+        execute: (input) => runSandboxTool(context('glob'), () => globWorkspaceFiles({ root, ...input })),
       }),
     grep: () =>
       tool({
@@ -158,14 +110,14 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
           ignoreCase: z.boolean().optional(),
         }),
         needsApproval: needsApproval('grep'),
-        execute: (input) => guarded(context('grep'), () => grepWorkspaceFiles({ root, ...input, timeoutMs: limits.timeoutMs })),
+        execute: (input) => runSandboxTool(context('grep'), () => grepWorkspaceFiles({ root, ...input, timeoutMs: limits.timeoutMs })),
       }),
     bash: () =>
       tool({
         description: `Run a bash command in ${where}${options.bubblewrap.available ? ', mounted at /workspace (the working folder and HOME)' : ' (the working folder)'}. Timeout ${limits.timeoutMs} ms, output cap ${limits.maxOutputBytes} bytes, network ${limits.network ? 'on' : 'off'}.`,
         inputSchema: z.object({ command: z.string().min(1).describe('The bash command line') }),
         needsApproval: needsApproval('bash'),
-        execute: ({ command }, { abortSignal }) => guarded(context('bash'), () =>
+        execute: ({ command }, { abortSignal }) => runSandboxTool(context('bash'), () =>
           // The folder is opened (and made, if the workspace was never written) without following
           // symlinks, and bubblewrap binds that open folder, never a path looked up again later.
           withWorkspaceRoot(
@@ -185,30 +137,4 @@ export function buildWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     tools[sandboxToolName(toolName, workspaceName, options.prefixToolNames)] = definitions[toolName]();
   }
   return tools;
-}
-
-export interface StatelessBashToolOptions {
-  limits: SandboxLimits;
-  bubblewrap: BubblewrapStatus;
-  /** Whether a call needs approval (no workspace, so no permission mode; default false). */
-  needsApproval?: boolean;
-  logger?: Logger;
-  environment?: NodeJS.ProcessEnv;
-  runtime?: SandboxRuntime;
-}
-
-/** `bash` for an agent with a sandbox and no workspace: each call gets a fresh, deleted-after folder. */
-export function buildStatelessBashTool(options: StatelessBashToolOptions): ToolSet {
-  const { limits } = options;
-  return {
-    bash: tool({
-      description: `Run a bash command in a fresh empty folder that is deleted afterwards; nothing persists between calls. Timeout ${limits.timeoutMs} ms, output cap ${limits.maxOutputBytes} bytes, network ${limits.network ? 'on' : 'off'}.`,
-      inputSchema: z.object({ command: z.string().min(1).describe('The bash command line') }),
-      needsApproval: options.needsApproval ?? false,
-      execute: ({ command }, { abortSignal }) => guarded({ toolName: 'bash', logger: options.logger }, async () => {
-        const result = await runBash({ command, limits, bubblewrap: options.bubblewrap, environment: options.environment, ...options.runtime, signal: abortSignal });
-        return bashOutput(result);
-      }),
-    }),
-  };
 }

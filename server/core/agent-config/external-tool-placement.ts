@@ -1,12 +1,12 @@
-import { commonToolOptionNames, toolNames } from '../agent-config/tool-catalog.js';
 import { InvalidRequestError } from '../errors.js';
 import { isRecord } from '../is-record.js';
+import { commonToolOptionNames, toolNames } from './tool-catalog.js';
 
 /** Keys that only make sense in an external tool's config. */
 const toolOptionKeys = new Set<string>(['tools', ...toolNames, ...commonToolOptionNames]);
 
 function refuse(path: string): never {
-  throw new InvalidRequestError(`${path} is not allowed: external tool configuration belongs only under config.tools, never under config.workspace, config.skills or config.subagent (spec rule 9)`);
+  throw new InvalidRequestError(`${path} is not allowed: external tool configuration belongs only under config.tools, never under config.workspace, config.skills or config.subagent`);
 }
 
 function checkEntry(entry: unknown, path: string): void {
@@ -15,10 +15,11 @@ function checkEntry(entry: unknown, path: string): void {
 }
 
 /**
- * Spec rule 9: external tool configuration is never placed under `workspace`, `skills` or
- * `subagent`. Checked before the shapes themselves, so the message says why rather than
- * only "not allowed here". A workspace or skill may not be named after an external tool
- * either, so a tool's config cannot pass for one.
+ * External tool configuration lives only under `config.tools`, never under `workspace`,
+ * `skills` or `subagent`: one place decides which outside services an agent may call.
+ * Checked before the shapes themselves, so the message says why rather than only "not
+ * allowed here". A workspace or skill may not be named after an external tool either, so a
+ * tool's config cannot pass for one.
  */
 export function assertNoExternalToolConfig(section: 'workspace' | 'skills' | 'subagent', value: unknown): void {
   const path = `config.${section}`;

@@ -4,10 +4,10 @@ import path from 'node:path';
 import type { ToolSet } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BubblewrapStatus, probeBubblewrap } from './bubblewrap-probe.js';
-import { validateSandboxConfig, validateWorkspaceConfig } from './sandbox-config-schema.js';
+import { validateSandboxConfig } from './sandbox-config-schema.js';
 import { defaultSandboxSettings } from './sandbox-settings.js';
-import { buildSandboxToolSet } from './sandbox-tool-set.js';
-import { buildStatelessBashTool, buildWorkspaceTools } from './sandbox-tools.js';
+import { callTool } from './test-support/call-tool.js';
+import { buildWorkspaceTools } from './workspace-tools.js';
 
 const noBubblewrap: BubblewrapStatus = { available: false, reason: 'not used in this test' };
 const limits = validateSandboxConfig({ timeoutMs: 20_000 });
@@ -16,7 +16,7 @@ const runtime = { settings: { ...defaultSandboxSettings, allowUnsandboxedBash: t
 let bucket: string;
 
 beforeEach(async () => {
-  bucket = await mkdtemp(path.join(tmpdir(), 'sandbox-tools-'));
+  bucket = await mkdtemp(path.join(tmpdir(), 'workspace-tools-'));
   await mkdir(path.join(bucket, 'notes'));
   await writeFile(path.join(bucket, 'notes', 'todo.md'), 'buy milk\n');
 });
@@ -25,32 +25,10 @@ afterEach(async () => {
   await rm(bucket, { recursive: true, force: true });
 });
 
-async function call(tools: ToolSet, name: string, input: unknown): Promise<unknown> {
-  const execute = tools[name]?.execute;
-  if (!execute) throw new Error(`no tool ${name}`);
-  return execute(input, { toolCallId: 'call-1', messages: [] });
-}
-
 async function approvalOf(tools: ToolSet, name: string): Promise<unknown> {
   const needsApproval = tools[name]?.needsApproval;
   return typeof needsApproval === 'function' ? needsApproval({}, { toolCallId: 'call-1', messages: [] }) : needsApproval;
 }
-
-describe('buildSandboxToolSet', () => {
-  it('gives no tool without a sandbox, and only a stateless bash with a sandbox and no workspace', () => {
-    expect(Object.keys(buildSandboxToolSet({ config: {}, bucketFolder: bucket, bubblewrap: noBubblewrap }))).toEqual([]);
-    expect(Object.keys(buildSandboxToolSet({ config: { sandbox: limits }, bucketFolder: bucket, bubblewrap: noBubblewrap }))).toEqual(['bash']);
-  });
-
-  it('names tools plainly for one workspace and <workspace>__<tool> for several', () => {
-    const one = validateWorkspaceConfig({ notes: { path: 'notes', permissionMode: 'auto' } });
-    expect(Object.keys(buildSandboxToolSet({ config: { sandbox: limits, workspace: one }, bucketFolder: bucket, bubblewrap: noBubblewrap }))).toEqual(['read', 'write', 'edit', 'glob', 'grep', 'bash']);
-    const several = validateWorkspaceConfig({ notes: { path: 'notes', permissionMode: 'auto' }, archive: { path: 'archive', permissionMode: 'auto', sandbox: false } });
-    expect(Object.keys(buildSandboxToolSet({ config: { sandbox: limits, workspace: several }, bucketFolder: bucket, bubblewrap: noBubblewrap }))).toEqual([
-      'notes__read', 'notes__write', 'notes__edit', 'notes__glob', 'notes__grep', 'notes__bash', 'archive__read', 'archive__glob',
-    ]);
-  });
-});
 
 describe('buildWorkspaceTools', () => {
   const base = { workspaceName: 'notes', limits, bubblewrap: noBubblewrap, prefixToolNames: false, runtime } as const;
@@ -73,23 +51,23 @@ describe('buildWorkspaceTools', () => {
 
   it('runs the tools in the workspace and returns failures as {error}', async () => {
     const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'notes'), access: 'sandboxed', permissionMode: 'auto' });
-    await expect(call(tools, 'read', { path: 'todo.md' })).resolves.toEqual({ path: 'todo.md', content: 'buy milk', totalLines: 1, truncated: false });
-    await expect(call(tools, 'edit', { path: 'todo.md', oldText: 'milk', newText: 'bread' })).resolves.toEqual({ path: 'todo.md', replacements: 1 });
+    await expect(callTool(tools, 'read', { path: 'todo.md' })).resolves.toEqual({ path: 'todo.md', content: 'buy milk', totalLines: 1, truncated: false });
+    await expect(callTool(tools, 'edit', { path: 'todo.md', oldText: 'milk', newText: 'bread' })).resolves.toEqual({ path: 'todo.md', replacements: 1 });
     expect(await readFile(path.join(bucket, 'notes', 'todo.md'), 'utf8')).toBe('buy bread\n');
-    await expect(call(tools, 'read', { path: '../secret' })).resolves.toEqual({ error: '"../secret" leads outside the workspace; paths must stay inside the workspace root.' });
-    await expect(call(tools, 'bash', { command: 'cat todo.md' })).resolves.toMatchObject({ exitCode: 0, stdout: 'buy bread\n' });
+    await expect(callTool(tools, 'read', { path: '../secret' })).resolves.toEqual({ error: '"../secret" leads outside the workspace; paths must stay inside the workspace root.' });
+    await expect(callTool(tools, 'bash', { command: 'cat todo.md' })).resolves.toMatchObject({ exitCode: 0, stdout: 'buy bread\n' });
   });
 
   it('creates a sandboxed workspace folder on first use', async () => {
     const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'fresh'), access: 'sandboxed', permissionMode: 'auto' });
-    await expect(call(tools, 'read', { path: 'a.txt' })).resolves.toEqual({ error: 'The workspace folder does not exist yet; nothing has been written to it.' });
-    await expect(call(tools, 'bash', { command: 'echo hi > a.txt' })).resolves.toMatchObject({ exitCode: 0 });
-    await expect(call(tools, 'read', { path: 'a.txt' })).resolves.toMatchObject({ content: 'hi' });
+    await expect(callTool(tools, 'read', { path: 'a.txt' })).resolves.toEqual({ error: 'The workspace folder does not exist yet; nothing has been written to it.' });
+    await expect(callTool(tools, 'bash', { command: 'echo hi > a.txt' })).resolves.toMatchObject({ exitCode: 0 });
+    await expect(callTool(tools, 'read', { path: 'a.txt' })).resolves.toMatchObject({ content: 'hi' });
   });
 
   it('reports a bash timeout as an error for the model', async () => {
     const tools = buildWorkspaceTools({ ...base, root: path.join(bucket, 'notes'), access: 'sandboxed', permissionMode: 'auto', limits: { ...limits, timeoutMs: 200 } });
-    await expect(call(tools, 'bash', { command: 'sleep 100' })).resolves.toMatchObject({ error: 'The command timed out after 200 ms; it and every process it started were killed.', timedOut: true });
+    await expect(callTool(tools, 'bash', { command: 'sleep 100' })).resolves.toMatchObject({ error: 'The command timed out after 200 ms; it and every process it started were killed.', timedOut: true });
   });
 });
 
@@ -104,11 +82,11 @@ describe('a workspace folder replaced by a symlink (bash in an enclosing workspa
   it('is refused by every tool, and nothing is made through it', async () => {
     const tools = buildWorkspaceTools({ ...base, root: { base: bucket, path: 'outer/link' }, bubblewrap: noBubblewrap });
     const refusal = { error: expect.stringContaining('goes through a symbolic link ("link")') as unknown };
-    await expect(call(tools, 'read', { path: 'etc/hostname' })).resolves.toEqual(refusal);
-    await expect(call(tools, 'glob', { pattern: 'etc/*' })).resolves.toEqual(refusal);
-    await expect(call(tools, 'grep', { pattern: 'root', path: 'etc/passwd' })).resolves.toEqual(refusal);
-    await expect(call(tools, 'write', { path: 'tmp/harness-escape-probe', content: 'x' })).resolves.toEqual(refusal);
-    await expect(call(tools, 'bash', { command: 'pwd; id' })).resolves.toEqual(refusal);
+    await expect(callTool(tools, 'read', { path: 'etc/hostname' })).resolves.toEqual(refusal);
+    await expect(callTool(tools, 'glob', { pattern: 'etc/*' })).resolves.toEqual(refusal);
+    await expect(callTool(tools, 'grep', { pattern: 'root', path: 'etc/passwd' })).resolves.toEqual(refusal);
+    await expect(callTool(tools, 'write', { path: 'tmp/harness-escape-probe', content: 'x' })).resolves.toEqual(refusal);
+    await expect(callTool(tools, 'bash', { command: 'pwd; id' })).resolves.toEqual(refusal);
     await expect(readFile('/tmp/harness-escape-probe')).rejects.toThrow();
   });
 
@@ -118,19 +96,11 @@ describe('a workspace folder replaced by a symlink (bash in an enclosing workspa
     await mkdir(path.join(bucket, 'outer', 'real'));
     await writeFile(path.join(bucket, 'outer', 'real', 'mine.txt'), 'mine\n');
     const tools = buildWorkspaceTools({ ...base, root: { base: bucket, path: 'outer/real' }, bubblewrap });
-    const result = (await call(tools, 'bash', { command: 'cat mine.txt; for fd in /proc/$$/fd/*; do echo "$fd $(readlink "$fd")"; done' })) as { stdout: string; exitCode: number };
+    const result = (await callTool(tools, 'bash', { command: 'cat mine.txt; for fd in /proc/$$/fd/*; do echo "$fd $(readlink "$fd")"; done' })) as { stdout: string; exitCode: number };
     expect(result).toMatchObject({ exitCode: 0 });
     expect(result.stdout.startsWith('mine\n')).toBe(true);
     // No fd of a host folder: from one, `..` would climb out of the sandbox's mounts.
     expect(result.stdout).not.toContain(bucket);
     expect(result.stdout).not.toMatch(/ \/(?!dev\/null)/);
-  });
-});
-
-describe('buildStatelessBashTool', () => {
-  it('runs each call in a fresh folder', async () => {
-    const tools = buildStatelessBashTool({ limits, bubblewrap: noBubblewrap, runtime });
-    await call(tools, 'bash', { command: 'touch left-behind' });
-    await expect(call(tools, 'bash', { command: 'ls -A' })).resolves.toMatchObject({ exitCode: 0, stdout: '' });
   });
 });

@@ -7,8 +7,9 @@ import { testExternalAsyncFactory } from './test-external-async.js';
 import type { ToolFactory } from './tool-factory.js';
 
 /**
- * Spec rule 5: external tools come only from this fixed map of model-facing name → factory.
- * Typed by the catalog's names, so a tool cannot be in one list and missing from the other.
+ * The tool registry: external tools come only from this fixed map of model-facing name →
+ * factory, never from code an account could name. Typed by the catalog's names, so a tool
+ * cannot be in one list and missing from the other.
  */
 export const toolFactories: Record<ToolName, ToolFactory> = {
   alphaSearch: alphaSearchFactory,

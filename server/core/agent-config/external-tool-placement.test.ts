@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { validateSandboxSections } from './agent-sandbox-config.js';
+import { validateAgentConfigSections } from './agent-config-sections.js';
 
-describe('spec rule 9: no external tool configuration under workspace, skills or subagent', () => {
+describe('no external tool configuration under workspace, skills or subagent', () => {
   it.each([
     [{ workspace: { notes: { path: 'notes', permissionMode: 'auto', tools: {} } } }, 'config.workspace.notes.tools'],
     [{ workspace: { notes: { path: 'notes', permissionMode: 'auto', sandbox: { apiKey: 'k' } } } }, 'config.workspace.notes.sandbox.apiKey'],
@@ -11,11 +11,11 @@ describe('spec rule 9: no external tool configuration under workspace, skills or
     [{ subagent: { agents: {}, tools: { alphaSearch: {} } } }, 'config.subagent.tools'],
     [{ subagent: { agents: { helper: { description: 'd', async: true } } } }, 'config.subagent.agents.helper.async'],
   ])('refuses %j naming %s', (config, where) => {
-    expect(() => validateSandboxSections(config)).toThrow(`${where} is not allowed: external tool configuration belongs only under config.tools`);
+    expect(() => validateAgentConfigSections(config)).toThrow(`${where} is not allowed: external tool configuration belongs only under config.tools`);
   });
 
   it('accepts the shapes themselves, filling defaults', () => {
-    expect(validateSandboxSections({ sandbox: {}, subagent: { agents: { alphaSearch: { description: 'an agent named like a tool' } } } })).toEqual({
+    expect(validateAgentConfigSections({ sandbox: {}, subagent: { agents: { alphaSearch: { description: 'an agent named like a tool' } } } })).toEqual({
       sandbox: { timeoutMs: 30_000, maxOutputBytes: 65_536, environment: [], network: false },
       subagent: { agents: { alphaSearch: { description: 'an agent named like a tool' } }, maxDepth: 2 },
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { channelAdapters, channelProviders, getChannelAdapter, isChannelProvider } from './channel-adapters.js';
+import { channelAdapters, channelProviders, getChannelAdapter, isChannelProvider } from './channel-registry.js';
 
 describe('channel adapter registry', () => {
   it('holds the six providers, each under its own path segment', () => {

@@ -4,31 +4,17 @@ import type { Logger } from '../core/logger.js';
 import { accountNatsCredentials } from './account-nats-credentials.js';
 import { createNatsGateway, type NatsGateway } from './nats-gateway.js';
 import { createNatsLink, type NatsLink, type NatsLinkState } from './nats-link.js';
+import { agentIdPlaceholder, type NatsCredentialsView } from './nats-protocol.js';
 import { NatsServerBinaryMissingError } from './nats-server-binary.js';
 import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
 import type { NatsSettings } from './nats-settings.js';
 import type { ReplayRetention } from './stream-replay.js';
 
-/** What `GET /accounts/me/nats` hands an account: everything a client needs to chat over NATS. */
-export interface NatsCredentialsView {
-  /** The TCP URL (`nats://`), when the service knows one. */
-  url: string | null;
-  /** The WebSocket URL (`ws://`), what a browser (and `harness chat --transport nats`) uses. */
-  websocketUrl: string | null;
-  user: string;
-  password: string;
-  /** Pass as the client's `inboxPrefix`: the account may only subscribe below it. */
-  inboxPrefix: string;
-  /** `harness.v1.<accountId>.{agentId}.chat`: replace `{agentId}`. */
-  chatSubject: string;
-  /** `harness.v1.<accountId>.{agentId}.replay`: replace `{agentId}`. */
-  replaySubject: string;
-  /** `_INBOX.<accountId>.>`: where replies must go. */
-  replySubject: string;
-}
-
-/** The running NATS transport: its state for `GET /`, credentials for accounts, and shutdown. */
-export interface NatsTransport {
+/**
+ * The service's NATS side once started: the embedded server or the link to an outside one,
+ * and the chat gateway on top. Its state for `GET /`, credentials for accounts, and shutdown.
+ */
+export interface NatsService {
   state(): NatsLinkState;
   /** Undefined when NATS is disabled. */
   credentials(accountId: string): NatsCredentialsView | undefined;
@@ -38,7 +24,7 @@ export interface NatsTransport {
   close(): Promise<void>;
 }
 
-export interface StartNatsTransportOptions {
+export interface StartNatsServiceOptions {
   settings: NatsSettings;
   core: HarnessCore;
   dataDir: string;
@@ -54,7 +40,7 @@ export function deriveNatsSecret(adminSecret: string, purpose: 'stage-secret' | 
   return Buffer.from(hkdfSync('sha256', adminSecret, 'harness-nats-v1', purpose, 32)).toString('base64url');
 }
 
-function disabledTransport(): NatsTransport {
+function disabledService(): NatsService {
   return { state: () => 'disabled', credentials: () => undefined, close: async () => undefined };
 }
 
@@ -65,9 +51,9 @@ function disabledTransport(): NatsTransport {
  * embedded server that was required explicitly (`ENABLE_WEBSOCKET=true`) and cannot start
  * throws.
  */
-export async function startNatsTransport(options: StartNatsTransportOptions): Promise<NatsTransport> {
+export async function startNatsService(options: StartNatsServiceOptions): Promise<NatsService> {
   const { settings, core, logger } = options;
-  if (settings.mode === 'disabled') return disabledTransport();
+  if (settings.mode === 'disabled') return disabledService();
   const stageSecret = deriveNatsSecret(options.adminSecret, 'stage-secret');
   let server: EmbeddedNatsServer | undefined;
   let link: NatsLink;
@@ -86,7 +72,7 @@ export async function startNatsTransport(options: StartNatsTransportOptions): Pr
       if (settings.required) throw error;
       if (error instanceof NatsServerBinaryMissingError) logger.warn({ component: 'nats' }, `NATS is disabled: ${error.message}`);
       else logger.error({ component: 'nats', error: (error as Error).message }, 'nats-server did not start; NATS is disabled');
-      return disabledTransport();
+      return disabledService();
     }
     const embedded = server;
     stopObserving = core.accounts.onCreated(async (account) => {
@@ -121,8 +107,8 @@ export async function startNatsTransport(options: StartNatsTransportOptions): Pr
         user: credentials.user,
         password: credentials.password,
         inboxPrefix: credentials.inboxPrefix,
-        chatSubject: `${credentials.subjectPrefix}.{agentId}.chat`,
-        replaySubject: `${credentials.subjectPrefix}.{agentId}.replay`,
+        chatSubject: `${credentials.subjectPrefix}.${agentIdPlaceholder}.chat`,
+        replaySubject: `${credentials.subjectPrefix}.${agentIdPlaceholder}.replay`,
         replySubject: `${credentials.inboxPrefix}.>`,
       };
     },

@@ -1,0 +1,71 @@
+/**
+ * The NATS chat protocol as both ends see it: the service's gateway and any client (the
+ * CLI's `harness chat --transport nats`, a browser). Subjects, headers, the request and
+ * credential shapes, and which chunk ends a stream. Pure: no connection, no service state,
+ * so a client can import it without pulling in the service.
+ *
+ * A client sends `{conversationKey, message}` (or the AI SDK's `{id, messages}`) to
+ * `harness.v1.<accountId>.<agentId>.chat` with `Authorization: Bearer <account secret>` and a
+ * reply subject in its own inbox; the chunks of the UI message stream arrive there, one JSON
+ * chunk per message. After a lost connection it asks `…<agentId>.replay` for every chunk
+ * after the last sequence it saw.
+ */
+
+/** The version prefix of every request subject. */
+export const subjectRoot = 'harness.v1';
+
+/** The subjects the chunk stream keeps; only the service can publish there (accounts may publish only below `harness.v1.<accountId>`). */
+export const replaySubjectRoot = 'harness.replay';
+
+/** Request header: `Bearer <account secret>`. */
+export const authorizationHeader = 'Authorization';
+/** Reply header on every stored chunk: its sequence in the chunk stream (increasing, not contiguous). */
+export const sequenceHeader = 'Harness-Sequence';
+/** Reply header on every stored chunk: the turn (or continuation) it belongs to. */
+export const turnIdHeader = 'Harness-Turn-Id';
+/** Reply header of the empty message that ends a replay answer: the last sequence it sent. */
+export const replayEndHeader = 'Harness-Replay-End';
+
+/** Stands for the agent id in the subject templates of `NatsCredentialsView`. */
+export const agentIdPlaceholder = '{agentId}';
+
+/** A subject template of `NatsCredentialsView` with the agent filled in. */
+export function subjectForAgent(template: string, agentId: string): string {
+  return template.replace(agentIdPlaceholder, agentId);
+}
+
+/** What `GET /accounts/me/nats` hands an account: everything a client needs to chat over NATS. */
+export interface NatsCredentialsView {
+  /** The TCP URL (`nats://`), when the service knows one. */
+  url: string | null;
+  /** The WebSocket URL (`ws://`), what a browser (and `harness chat --transport nats`) uses. */
+  websocketUrl: string | null;
+  user: string;
+  password: string;
+  /** Pass as the client's `inboxPrefix`: the account may only subscribe below it. */
+  inboxPrefix: string;
+  /** `harness.v1.<accountId>.{agentId}.chat`: replace `{agentId}`. */
+  chatSubject: string;
+  /** `harness.v1.<accountId>.{agentId}.replay`: replace `{agentId}`. */
+  replaySubject: string;
+  /** `_INBOX.<accountId>.>`: where replies must go. */
+  replySubject: string;
+}
+
+/** The body of a replay request: the chunks of a conversation after `afterSequence` (0: all that are kept). */
+export interface NatsReplayRequest {
+  conversationKey: string;
+  /** Only this turn's chunks; default: every turn of the conversation. */
+  turnId?: string;
+  afterSequence: number;
+}
+
+/**
+ * A finish chunk ends a stream for good unless the turn waits for async tools: then the
+ * continuation's chunks follow on the same reply subject.
+ */
+export function isFinalChunk(chunk: unknown): boolean {
+  if (typeof chunk !== 'object' || chunk === null || (chunk as { type?: unknown }).type !== 'finish') return false;
+  const status = ((chunk as { messageMetadata?: { status?: unknown } }).messageMetadata ?? {}).status;
+  return status !== 'waiting_async_tools';
+}
