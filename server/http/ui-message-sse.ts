@@ -28,7 +28,7 @@ export async function peekStream(stream: ReadableStream<UIMessageChunk>): Promis
 }
 
 /**
- * Write the AI SDK UI message stream protocol (contract §5): SSE with
+ * Write the AI SDK UI message stream protocol: SSE with
  * `x-vercel-ai-ui-message-stream: v1`, `data: <chunk>` lines and a final `data: [DONE]`.
  * Lines produced in one burst go out in one socket write (they are gathered until the next
  * turn of the event loop), without further web-stream layers. A client that goes away stops

@@ -32,7 +32,7 @@ export interface NatsGatewayOptions {
 }
 
 /**
- * The NATS chat transport (contract §5, §6): requests on `harness.v1.<accountId>.<agentId>.chat`
+ * The NATS chat transport: requests on `harness.v1.<accountId>.<agentId>.chat`
  * and `.replay` (queue group `harness-gateway`), chunks on the request's reply subject, and
  * continuations after async tools on the reply subject stored with the dispatch rows.
  */

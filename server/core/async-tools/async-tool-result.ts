@@ -4,8 +4,7 @@ export type AsyncExecution = 'same-invocation' | 'external-dispatch';
 export type AsyncToolStatus = 'processing' | 'completed' | 'failed';
 
 /**
- * How a continuation finds its way back to the caller on paths other than SSE (spec §2:
- * "delivery metadata"): the transport, the event whose status row it settles, and where a
+ * How a continuation finds its way back to the caller on paths other than SSE: the transport, the event whose status row it settles, and where a
  * reply goes (a NATS reply subject, a channel chat...).
  */
 export interface DeliveryMetadata {
@@ -15,7 +14,7 @@ export interface DeliveryMetadata {
   replyTarget?: Record<string, unknown>;
 }
 
-/** One record per async tool call (spec §2). */
+/** One record per async tool call: it carries how its continuation is delivered. */
 export interface AsyncToolResult {
   kind: 'result';
   resultId: string;
@@ -57,7 +56,7 @@ export interface DispatchGroup {
   settledCount: number;
   delivery: DeliveryMetadata;
   continuation?: {
-    /** The internal continuation's own event id: the de-duplication key (spec §2). */
+    /** The internal continuation's own event id: the de-duplication key, so a continuation runs once. */
     continuationEventId: string;
     state: 'claimed' | 'done';
     claimedAt: string;

@@ -37,7 +37,7 @@ export interface ChannelRecoveryReport {
   pruned: number;
 }
 
-/** The conversation key of a channel chat or thread (contract §6). */
+/** The conversation key of a channel chat or thread. */
 export function channelConversationKey(provider: string, conversationId: string): string {
   return `${provider}:${conversationId}`;
 }

@@ -71,7 +71,7 @@ function parseUiMessage(message: unknown): TurnInput {
 }
 
 /**
- * A chat request body in either form of contract §5: native `{conversationKey, message}`, or
+ * A chat request body in either form the chat route takes: native `{conversationKey, message}`, or
  * what the AI SDK's `DefaultChatTransport` sends, `{id, messages}` (the server keeps the
  * history, so only the last message is read).
  */
