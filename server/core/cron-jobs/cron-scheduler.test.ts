@@ -1,82 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Agents } from '../agents/agents.js';
-import { NotFoundError } from '../errors.js';
-import { silentLogger } from '../logger.js';
-import { LowdbStorage } from '../storage/lowdb-storage.js';
-import type { CronJobRecord, CronTableRow } from './cron-job.js';
-import { CronJobs } from './cron-jobs.js';
-import { CronJobsRepository } from './cron-jobs-repository.js';
-import { CronScheduler } from './cron-scheduler.js';
+import { describe, expect, it } from 'vitest';
 import { FakeLauncher } from './test-support/fake-launcher.js';
-import { ManualClock } from './test-support/manual-clock.js';
-
-const accountId = 'acc_1';
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** A scheduler on real lowdb files in a temp folder, a hand-moved clock and a fake launcher. */
-async function setup(start: string) {
-  const folder = await mkdtemp(join(tmpdir(), 'harness-cron-'));
-  const storage = new LowdbStorage(folder);
-  const repository = new CronJobsRepository(storage.table<CronTableRow>('cron-jobs'));
-  const clock = new ManualClock(start);
-  const launcher = new FakeLauncher();
-  const schedulers: CronScheduler[] = [];
-  const agents = {
-    load: async (_accountId: string, agentId: string) => {
-      if (agentId !== 'helper') throw new NotFoundError();
-      return {};
-    },
-  } as unknown as Agents;
-  const harness = {
-    storage,
-    repository,
-    clock,
-    launcher,
-    scheduler: undefined as unknown as CronScheduler,
-    jobs: undefined as unknown as CronJobs,
-    /** A new scheduler on the same storage, as a restarted process would have. */
-    async startScheduler(withLauncher = launcher): Promise<CronScheduler> {
-      const scheduler = new CronScheduler({ repository, launcher: withLauncher, clock, logger: silentLogger });
-      schedulers.push(scheduler);
-      harness.scheduler = scheduler;
-      await scheduler.start();
-      return scheduler;
-    },
-    /** Move time, letting every scheduler finish what each timer started. */
-    async runUntil(target: string): Promise<void> {
-      await clock.runUntil(target, async () => {
-        for (const scheduler of schedulers) await scheduler.idle();
-      });
-    },
-    async create(scheduleExpression: string, extra: Partial<{ timezone: string; prompt: string }> = {}) {
-      return harness.jobs.create(accountId, { name: 'job', agentId: 'helper', conversationKey: 'cron:test', prompt: extra.prompt ?? 'hello', scheduleExpression, timezone: extra.timezone });
-    },
-    async job(cronJobId: string): Promise<CronJobRecord> {
-      return (await repository.get(accountId, cronJobId))!.job;
-    },
-    runs: (cronJobId: string) => repository.runs(accountId, cronJobId),
-  };
-  harness.jobs = new CronJobs({
-    repository,
-    agents,
-    scheduler: { jobChanged: (job) => harness.scheduler.jobChanged(job), jobRemoved: (id) => harness.scheduler.jobRemoved(id) },
-    now: () => clock.now(),
-  });
-  cleanups.push(async () => {
-    for (const scheduler of schedulers) if (scheduler.isRunning) await scheduler.stop();
-    await storage.close();
-    await rm(folder, { recursive: true, force: true });
-  });
-  await harness.startScheduler();
-  return harness;
-}
+import { accountId, setup } from './test-support/scheduler-harness.js';
 
 describe('CronScheduler', () => {
   it('fires a slot once, at the slot, and records the run with its event id and final status', async () => {
@@ -222,36 +146,6 @@ describe('CronScheduler', () => {
     await test.runUntil('2030-01-07T10:35:00Z');
     expect(test.launcher.submitted).toHaveLength(3);
     expect((await test.runs(job.cronJobId))[0]!.catchUp).toBeUndefined();
-  });
-
-  it('fires an at() time later in the current minute at once, and once only', async () => {
-    const test = await setup('2030-01-07T10:00:30Z');
-    const job = await test.create('at(2030-01-07T10:00:45)');
-    expect(job.nextRunAt).toBe('2030-01-07T10:00:00.000Z');
-    await test.runUntil('2030-01-07T10:00:31Z');
-    expect(test.launcher.submitted).toHaveLength(1);
-    await test.runUntil('2030-01-07T10:05:00Z');
-    expect(test.launcher.submitted).toHaveLength(1);
-  });
-
-  it('fires rate() at creation and every period; resume restarts the count', async () => {
-    const test = await setup('2030-01-07T10:00:00Z');
-    const job = await test.create('rate(10 minutes)');
-    expect(job.nextRunAt).toBe('2030-01-07T10:00:00.000Z');
-    await test.runUntil('2030-01-07T10:25:00Z');
-    expect((await test.runs(job.cronJobId)).map((run) => run.scheduledFor).reverse()).toEqual(['2030-01-07T10:00:00.000Z', '2030-01-07T10:10:00.000Z', '2030-01-07T10:20:00.000Z']);
-
-    const paused = await test.jobs.update(accountId, job.cronJobId, { status: 'paused' });
-    expect(paused).toMatchObject({ status: 'paused', nextRunAt: null });
-    await test.runUntil('2030-01-07T11:00:00Z');
-    expect(test.launcher.submitted).toHaveLength(3);
-
-    await test.runUntil('2030-01-07T11:03:30Z');
-    const resumed = await test.jobs.update(accountId, job.cronJobId, { status: 'active' });
-    // A resume fires at once (its minute's slot), then every period from that minute.
-    expect(resumed).toMatchObject({ status: 'active', nextRunAt: '2030-01-07T11:03:00.000Z' });
-    await test.runUntil('2030-01-07T11:14:00Z');
-    expect((await test.runs(job.cronJobId)).slice(0, 2).map((run) => run.scheduledFor)).toEqual(['2030-01-07T11:13:00.000Z', '2030-01-07T11:03:00.000Z']);
   });
 
   it('stops firing at once when paused, even with the timer already armed', async () => {
