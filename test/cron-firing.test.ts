@@ -141,8 +141,10 @@ describe('cron runs', () => {
     await stack.runUntil('2030-01-07T10:01:00Z');
     const [run] = await api.settledRuns(job.cronJobId);
     expect(run!.status).toBe('completed');
+    expect(run!.deniedTools).toEqual(['alphaSearch']);
     const event = await api.event(run!.eventId);
     expect(event.status).toBe('completed');
+    expect(event.result?.deniedApprovals).toEqual([{ toolName: 'alphaSearch', reason: expect.stringContaining('alphaSearch') }]);
     expect(event.pendingApprovals ?? []).toEqual([]);
     expect(event.result?.text).toMatch(/^alphaSearch: /m);
     expect(stack.search.requests()).toHaveLength(0);

@@ -40,6 +40,7 @@ function note(run: CronRun): string {
   const notes: string[] = [];
   if (run.catchUp) notes.push(`catch-up for ${run.catchUp.missedSlots} missed ${run.catchUp.missedSlots === 1 ? 'slot' : 'slots'}`);
   if (run.error) notes.push(run.error);
+  if (run.deniedTools) notes.push(`not run, needs an approval: ${run.deniedTools.join(', ')}`);
   return notes.join('; ') || '-';
 }
 

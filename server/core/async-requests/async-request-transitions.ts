@@ -11,6 +11,8 @@ export interface FinishedTurn {
   text: string;
   messages: ModelMessage[];
   pendingApprovals: PendingApprovalView[];
+  /** Tools the turn denied on its own (approvals cannot be given on its path: cron, channels). */
+  deniedApprovals?: { toolName: string; reason: string }[];
   error?: { message: string };
 }
 
@@ -82,7 +84,7 @@ export class AsyncRequestTransitions {
         : {
             ...row,
             status: turn.status,
-            result: { text: turn.text, messages: turn.messages },
+            result: { text: turn.text, messages: turn.messages, ...(turn.deniedApprovals?.length ? { deniedApprovals: turn.deniedApprovals } : {}) },
             pendingApprovals: turn.pendingApprovals,
             pendingAsyncTools: [],
             ...(turn.error ? { error: turn.error.message } : {}),

@@ -30,7 +30,8 @@ export interface AsyncRequestRecord {
   status: AsyncRequestStatus;
   /** Kept until the worker has run it, so a restart can pick it up again. */
   input?: TurnInput;
-  result?: { text: string; messages: ModelMessage[] };
+  /** `deniedApprovals`: tools that needed an approval this path cannot give, so they did not run. */
+  result?: { text: string; messages: ModelMessage[]; deniedApprovals?: { toolName: string; reason: string }[] };
   error?: string;
   pendingApprovals?: PendingApprovalView[];
   pendingAsyncTools?: PendingAsyncToolView[];

@@ -50,6 +50,8 @@ export interface CronRun {
   finishedAt: string | null;
   status: CronRunStatus;
   error?: string;
+  /** Tools the run did not run because they need an approval, which a cron run cannot give. */
+  deniedTools?: string[];
   /** Set on the one run that stands for slots missed while no scheduler ran. */
   catchUp?: { missedSlots: number; lastMissedSlot: string };
 }

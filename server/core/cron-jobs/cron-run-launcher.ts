@@ -17,6 +17,8 @@ export interface CronEventOutcome {
   eventId: string;
   status: AsyncRequestStatus;
   error?: string;
+  /** Tools the run's turn did not run because they need an approval (a cron run cannot give one). */
+  deniedTools?: string[];
 }
 
 /**
@@ -37,7 +39,10 @@ export interface CronRunLauncher {
  * the background worker runs it, and the request's transitions tell the scheduler how it ended.
  */
 export function asyncTurnLauncher(asyncRequests: AsyncRequests, transitions: Pick<AsyncRequestTransitions, 'onStatusChange'>): CronRunLauncher {
-  const outcomeOf = (event: AsyncRequestRecord): CronEventOutcome => ({ eventId: event.eventId, status: event.status, ...(event.error ? { error: event.error } : {}) });
+  const outcomeOf = (event: AsyncRequestRecord): CronEventOutcome => {
+    const deniedTools = [...new Set((event.result?.deniedApprovals ?? []).map((denied) => denied.toolName))];
+    return { eventId: event.eventId, status: event.status, ...(event.error ? { error: event.error } : {}), ...(deniedTools.length > 0 ? { deniedTools } : {}) };
+  };
   return {
     async submit(request) {
       try {

@@ -289,7 +289,7 @@ export class CronScheduler implements CronJobObserver {
     this.pendingRuns.delete(outcome.eventId);
     const finishedAt = this.options.clock.now().toISOString();
     await this.options.repository.updateRun(pending.accountId, pending.cronJobId, pending.runId, (run) =>
-      run.status === 'running' ? { ...run, status: final.status, finishedAt, ...(final.error ? { error: final.error } : {}) } : undefined,
+      run.status === 'running' ? { ...run, status: final.status, finishedAt, ...(final.error ? { error: final.error } : {}), ...(outcome.deniedTools ? { deniedTools: outcome.deniedTools } : {}) } : undefined,
     );
   }
 }

@@ -40,6 +40,7 @@ const cronRunView = {
     finishedAt: nullableString,
     status: { type: 'string' },
     error: { type: 'string' },
+    deniedTools: { type: 'array', items: { type: 'string' } },
     catchUp: { type: 'object', properties: { missedSlots: { type: 'integer' }, lastMissedSlot: { type: 'string' } } },
   },
 } as const;
