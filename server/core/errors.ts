@@ -94,6 +94,13 @@ export class TurnFailedError extends HarnessError {
   }
 }
 
+/** A body sent in a media type the route does not take. */
+export class UnsupportedMediaTypeError extends HarnessError {
+  constructor(message: string) {
+    super('unsupported_media_type', 415, message);
+  }
+}
+
 /** A body or a message larger than a configured limit. */
 export class PayloadTooLargeError extends HarnessError {
   constructor(message: string) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HarnessError, InvalidRequestError } from '../../core/errors.js';
+import { InvalidRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors.js';
 import type { HarnessCore } from '../../core/harness-core.js';
 import type { WorkspaceAddress } from '../../core/sandbox/workspace-files.js';
 import { currentAccount, requireAccount } from '../authentication.js';
@@ -45,11 +45,11 @@ function filePath(request: FastifyRequest<{ Params: WorkspaceParams }>): string 
 async function checkUpload(request: FastifyRequest): Promise<void> {
   const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (contentType !== 'application/octet-stream') {
-    throw new HarnessError('unsupported_media_type', 415, 'Send the file as the raw body with Content-Type: application/octet-stream.');
+    throw new UnsupportedMediaTypeError('Send the file as the raw body with Content-Type: application/octet-stream.');
   }
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > maxUploadBytes) {
-    throw new HarnessError('payload_too_large', 413, `The file is ${declared} bytes, more than the upload limit of ${maxUploadBytes} bytes.`);
+    throw new PayloadTooLargeError(`The file is ${declared} bytes, more than the upload limit of ${maxUploadBytes} bytes.`);
   }
 }
 
