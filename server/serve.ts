@@ -9,6 +9,9 @@ import { sandboxStartReport } from './core/sandbox/sandbox-start-report.js';
 import { loadRuntimeSecrets } from './core/secrets/runtime-secrets.js';
 import { lockDataFolder } from './core/storage/data-folder-lock.js';
 import { LowdbStorage } from './core/storage/lowdb-storage.js';
+import { postgresSettingsFromEnvironment } from './core/storage/postgres/postgres-settings.js';
+import { PostgresStorage } from './core/storage/postgres/postgres-storage.js';
+import type { Storage } from './core/storage/table-store.js';
 import { buildAccountService } from './http/account-service.js';
 import { buildAgentService } from './http/agent-service.js';
 import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
@@ -26,6 +29,8 @@ export interface ServeOptions {
   logger?: FastifyBaseLogger | false;
   /** NATS as `readNatsSettings()` reads it from the environment, unless given here (tests, benchmarks). */
   nats?: NatsSettings;
+  /** PostgreSQL storage at this URL instead of lowdb files in the data folder. Default: `HARNESS_DATABASE_URL`. */
+  databaseUrl?: string;
 }
 
 export interface RunningServices {
@@ -53,12 +58,18 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   const sandboxSettings = sandboxSettingsFromEnvironment();
   const infrastructure = defineInfrastructure(settings.stage);
   await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
-  const lock = await lockDataFolder(settings.dataDir);
+  const database = postgresSettingsFromEnvironment(process.env, options.databaseUrl);
+  // lowdb files belong to one process; on PostgreSQL, replicas share the database instead.
+  const lock = database ? undefined : await lockDataFolder(settings.dataDir);
+  const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
+  const storage: Storage = database
+    ? new PostgresStorage({ ...database, onConnectionError: (error) => logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed; the pool opens another') })
+    : new LowdbStorage(`${settings.dataDir}/tables`);
   let nats: NatsTransport | undefined;
   try {
+    // Connect and migrate now, so a wrong URL or an unreachable database stops the start.
+    if (storage instanceof PostgresStorage) await storage.ready();
     const secrets = await loadRuntimeSecrets(settings.dataDir);
-    const storage = new LowdbStorage(`${settings.dataDir}/tables`);
-    const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
     // The filesystem bucket: a folder named by the infrastructure definition, under the data folder.
     const bucketFolder = `${settings.dataDir}/${infrastructure.filesystemBucketName}`;
     await mkdir(bucketFolder, { recursive: true, mode: 0o700 });
@@ -90,14 +101,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
           await transport.close();
           await core.stop();
           await storage.close();
-          await lock.release();
+          await lock?.release();
         })();
         return closing;
       },
     };
   } catch (error) {
     await nats?.close();
-    await lock.release();
+    await storage.close().catch(() => undefined); // the start's own error is the one to report
+    await lock?.release();
     throw error;
   }
 }

@@ -6,7 +6,7 @@ import type { CronRun, CronRunLauncher } from '../server/core/cron-jobs/index.js
 import { ManualClock } from '../server/core/cron-jobs/test-support/manual-clock.js';
 import { createHarnessCore, type HarnessCore } from '../server/core/harness-core.js';
 import { defineInfrastructure } from '../server/core/infrastructure.js';
-import { LowdbStorage } from '../server/core/storage/lowdb-storage.js';
+import { openTestStorage } from './support/test-storage.js';
 import { buildAccountService } from '../server/http/account-service.js';
 import { temporaryFolder } from './support/temporary-folder.js';
 import { bearer, createAccount, testAdminSecret, testEncryptionSecret } from './support/test-services.js';
@@ -42,7 +42,7 @@ async function startCronStack(start: string, options: { wrapCronLauncher?: (laun
   const search = await startFixtureSearch({ apiKey: searchKey });
   const clock = new ManualClock(start);
   const boot = async (wrapCronLauncher?: (launcher: CronRunLauncher) => CronRunLauncher) => {
-    const storage = new LowdbStorage(`${folder.path}/tables`);
+    const storage = await openTestStorage(`${folder.path}/tables`);
     const core = createHarnessCore({
       storage,
       infrastructure: defineInfrastructure('test'),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { silentLogger } from '../logger.js';
-import { LowdbStorage } from '../storage/lowdb-storage.js';
+import { openTestStorage } from '../../../test/support/test-storage.js';
 import type { EventRecord } from '../events/event.js';
 import { EventsRepository } from '../events/events-repository.js';
 import type { AsyncWorker } from '../events/async-worker.js';
@@ -42,7 +42,7 @@ describe('recoverAsyncWork', () => {
   const folder = temporaryFolderPerTest();
 
   it('fails orphaned same-invocation rows, resumes claimed and ready continuations, requeues and fails events', async () => {
-    const storage = new LowdbStorage(folder.path);
+    const storage = await openTestStorage(folder.path);
     const repository = new AsyncToolResultsRepository(storage.table<AsyncTableRow>('async'));
     const events = new EventsRepository(storage.table<EventRecord>('events'));
     const settlement = new AsyncSettlement(repository);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Agents } from '../agents/agents.js';
 import { NotFoundError } from '../errors.js';
 import { silentLogger } from '../logger.js';
-import { LowdbStorage } from '../storage/lowdb-storage.js';
+import { openTestStorage } from '../../../test/support/test-storage.js';
 import type { CronJobRecord, CronTableRow } from './cron-job.js';
 import { CronJobs } from './cron-jobs.js';
 import { CronJobsRepository } from './cron-jobs-repository.js';
@@ -23,7 +23,7 @@ afterEach(async () => {
 /** A scheduler on real lowdb files in a temp folder, a hand-moved clock and a fake launcher. */
 async function setup(start: string) {
   const folder = await mkdtemp(join(tmpdir(), 'harness-cron-'));
-  const storage = new LowdbStorage(folder);
+  const storage = await openTestStorage(folder);
   const repository = new CronJobsRepository(storage.table<CronTableRow>('cron-jobs'));
   const clock = new ManualClock(start);
   const launcher = new FakeLauncher();
