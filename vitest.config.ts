@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * `HARNESS_TEST_STORAGE=postgres` (`npm run test:postgres`) runs the same suite on PostgreSQL:
+ * `HARNESS_TEST_STORAGE=postgres` runs the same suite on PostgreSQL (`.ci/run` does both):
  * one server for the run, a schema per data folder, dropped when its test file ends.
  */
 const onPostgres = process.env.HARNESS_TEST_STORAGE === 'postgres';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** Where Debian and Ubuntu put PostgreSQL 15's server programs; `HARNESS_TEST_POSTGRES_BIN` overrides it. */
-const defaultBinFolder = '/usr/lib/postgresql/15/bin';
+/** Where Debian and Ubuntu put each PostgreSQL version's server programs (they are not on PATH). */
+const debianFolder = '/usr/lib/postgresql';
 
 export interface PostgresServer {
   /** `postgres://harness:<password>@127.0.0.1:<port>/postgres`: a superuser on the admin database. */
@@ -19,8 +19,11 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
+/** `HARNESS_TEST_POSTGRES_BIN`, else the newest version under /usr/lib/postgresql (15 here; CI installs the distribution's). */
 export function postgresBinFolder(): string {
-  return process.env.HARNESS_TEST_POSTGRES_BIN ?? defaultBinFolder;
+  if (process.env.HARNESS_TEST_POSTGRES_BIN) return process.env.HARNESS_TEST_POSTGRES_BIN;
+  const versions = existsSync(debianFolder) ? readdirSync(debianFolder).filter((name) => /^\d+$/.test(name)).sort((left, right) => Number(right) - Number(left)) : [];
+  return join(debianFolder, versions[0] ?? '15', 'bin');
 }
 
 export function postgresInstalled(): boolean {
