@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * `HARNESS_TEST_STORAGE=postgres` runs the same suite on PostgreSQL (`.ci/run` does both):
+ * one server for the run, a schema per data folder, dropped when its test file ends.
+ */
+const onPostgres = process.env.HARNESS_TEST_STORAGE === 'postgres';
+
 export default defineConfig({
   test: {
     include: ['server/**/*.test.{ts,tsx}', 'cli/**/*.test.{ts,tsx}', 'mock-worker/**/*.test.ts', 'fixtures/**/*.test.ts', 'scripts/**/*.test.ts', 'test/**/*.test.ts'],
@@ -7,6 +13,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     exclude: ['test/faults/**', '**/node_modules/**'],
     pool: 'forks',
-    globalSetup: ['test/support/run-temporary-folder.ts'],
+    globalSetup: ['test/support/run-temporary-folder.ts', ...(onPostgres ? ['test/support/postgres-global-setup.ts'] : [])],
+    setupFiles: onPostgres ? ['test/support/test-storage-setup.ts'] : [],
   },
 });

@@ -11,6 +11,9 @@ import { lockDataFolder } from './core/storage/data-folder-lock.js';
 import { makeFolderDurably } from './core/storage/durable-file.js';
 import { LowdbStorage } from './core/storage/lowdb-storage.js';
 import { storageSettingsFromEnvironment } from './core/storage/storage-settings.js';
+import { postgresSettingsFromEnvironment } from './core/storage/postgres/postgres-settings.js';
+import { PostgresStorage } from './core/storage/postgres/postgres-storage.js';
+import type { Storage } from './core/storage/table-store.js';
 import { buildAccountService } from './http/account-service.js';
 import { buildAgentService } from './http/agent-service.js';
 import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
@@ -28,6 +31,8 @@ export interface ServeOptions {
   logger?: FastifyBaseLogger | false;
   /** NATS as `readNatsSettings()` reads it from the environment, unless given here (tests, benchmarks). */
   nats?: NatsSettings;
+  /** PostgreSQL storage at this URL instead of lowdb files in the data folder. Default: `HARNESS_DATABASE_URL`. */
+  databaseUrl?: string;
 }
 
 export interface RunningServices {
@@ -56,12 +61,18 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   const infrastructure = defineInfrastructure(settings.stage);
   const storageSettings = storageSettingsFromEnvironment();
   await makeFolderDurably(settings.dataDir);
-  const lock = await lockDataFolder(settings.dataDir);
+  const database = postgresSettingsFromEnvironment(process.env, options.databaseUrl);
+  // lowdb files belong to one process; on PostgreSQL, replicas share the database instead.
+  const lock = database ? undefined : await lockDataFolder(settings.dataDir);
+  const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
+  const storage: Storage = database
+    ? new PostgresStorage({ ...database, onConnectionError: (error) => logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed; the pool opens another') })
+    : new LowdbStorage(`${settings.dataDir}/tables`, storageSettings);
   let nats: NatsService | undefined;
   try {
+    // Connect and migrate now, so a wrong URL or an unreachable database stops the start.
+    if (storage instanceof PostgresStorage) await storage.ready();
     const secrets = await loadRuntimeSecrets(settings.dataDir);
-    const storage = new LowdbStorage(`${settings.dataDir}/tables`, storageSettings);
-    const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
     // The filesystem bucket: a folder named by the infrastructure definition, under the data folder.
     const bucketFolder = `${settings.dataDir}/${infrastructure.filesystemBucketName}`;
     await mkdir(bucketFolder, { recursive: true, mode: 0o700 });
@@ -93,14 +104,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
           await natsService.close();
           await core.stop();
           await storage.close();
-          await lock.release();
+          await lock?.release();
         })();
         return closing;
       },
     };
   } catch (error) {
     await nats?.close();
-    await lock.release();
+    await storage.close().catch(() => undefined); // the start's own error is the one to report
+    await lock?.release();
     throw error;
   }
 }

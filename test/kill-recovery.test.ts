@@ -5,11 +5,18 @@ import { startServiceProcess } from './support/service-process.js';
 import { temporaryFolderPerTest } from './support/temporary-folder.js';
 import { createAccounts, lostWrites, startWriteLoad, unparsableFiles } from './support/write-load.js';
 
+/**
+ * For the tests about what a killed process leaves in its data folder (the write-ahead log,
+ * partition files) and the lock that keeps a second process off it: lowdb files whatever the
+ * test storage switch says, since on PostgreSQL neither exists.
+ */
+const onLowdb = { storage: 'lowdb' } as const;
+
 describe('a server killed with SIGKILL in the middle of a write load', () => {
   const folder = temporaryFolderPerTest();
 
   it('keeps every write it acknowledged, and every file still parses', async () => {
-    let service = await startServiceProcess(folder.path);
+    let service = await startServiceProcess(folder.path, {}, onLowdb);
     const secrets = await createAccounts(service.accountUrl, 'load', 4);
     const load = startWriteLoad(service.accountUrl, secrets, 3, 'agent');
     while (load.acknowledged.length < 150) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -18,7 +25,7 @@ describe('a server killed with SIGKILL in the middle of a write load', () => {
     const files = await unparsableFiles(folder.path);
     expect(files.files).toBeGreaterThan(0);
     expect(files.unparsable).toEqual([]);
-    service = await startServiceProcess(folder.path);
+    service = await startServiceProcess(folder.path, {}, onLowdb);
     try {
       const lost = await lostWrites(service.accountUrl, secrets, load.acknowledged);
       console.log(`kill -9 under load: ${load.acknowledged.length} acknowledged writes, ${lost.length} lost`);
@@ -57,9 +64,9 @@ describe('a server killed with SIGKILL in the middle of a write load', () => {
   });
 
   it('refuses a second service process on the same data folder', async () => {
-    const service = await startServiceProcess(folder.path);
+    const service = await startServiceProcess(folder.path, {}, onLowdb);
     try {
-      await expect(startServiceProcess(folder.path)).rejects.toThrow(/in use by another harness process \(pid \d+\)/);
+      await expect(startServiceProcess(folder.path, {}, onLowdb)).rejects.toThrow(/in use by another harness process \(pid \d+\)/);
     } finally {
       await service.stop();
     }

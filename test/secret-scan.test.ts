@@ -13,6 +13,7 @@ import { TestInbox, textOf } from './support/nats-stack.js';
 import { channelSettings, discordHeaders, discordKeys, githubSignature, slackHeaders } from './support/channels-stack.js';
 import { startServiceProcess, type ServiceProcess } from './support/service-process.js';
 import { temporaryFolder } from './support/temporary-folder.js';
+import { storedRowsText } from './support/test-storage.js';
 
 const providerKey = 'sk-SCAN-provider-key-000000000001';
 const searchKey = 'tvly-SCAN-search-key-0000000002';
@@ -128,6 +129,9 @@ describe('secret scan after a full scenario', () => {
       const content = await readFile(file);
       for (const secret of secrets) if (content.includes(secret)) hits.push(`data file ${file.slice(folder.path.length)} holds ${secret.slice(0, 12)}…`);
     }
+    // On PostgreSQL (the test storage switch) the rows are in the database, not in data files.
+    const storedRows = await storedRowsText(folder.path);
+    for (const secret of secrets) if (storedRows?.includes(secret)) hits.push(`the stored rows hold ${secret.slice(0, 12)}…`);
     const logs = service.output();
     expect(logs.length).toBeGreaterThan(1000);
     for (const secret of secrets) if (logs.includes(secret)) hits.push(`the logs hold ${secret.slice(0, 12)}…`);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSmoke } from '../scripts/smoke.js';
 import { serve, type RunningServices } from '../server/serve.js';
 import { temporaryFolder } from './support/temporary-folder.js';
+import { testDatabaseUrl } from './support/test-storage.js';
 
 const projectRoot = fileURLToPath(new URL('../', import.meta.url));
 
@@ -26,7 +27,7 @@ describe('smoke script against running services', () => {
     removeFolder = folder.remove;
     // The smoke needs no NATS; keep the service from starting a nats-server.
     process.env.ENABLE_WEBSOCKET = 'false';
-    services = await serve({ accountPort: 0, agentPort: 0, dataDir: folder.path, stage: 'smoke', logger: false });
+    services = await serve({ accountPort: 0, agentPort: 0, dataDir: folder.path, databaseUrl: await testDatabaseUrl(folder.path), stage: 'smoke', logger: false });
   });
   afterAll(async () => {
     await services?.close();

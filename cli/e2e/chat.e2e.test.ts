@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { startFixtureSearch, type FixtureSearchServer } from '../../fixtures/search-server/fixture-search-server.js';
 import { serve } from '../../server/serve.js';
+import { testDatabaseUrl } from '../../test/support/test-storage.js';
 import { createApiClient } from '../api-client.js';
 import { loadConversation, transcriptFromHistory } from '../chat/conversation-history.js';
 import { cliEnvironment, runCli } from './run-cli.js';
@@ -30,7 +31,7 @@ beforeAll(async () => {
   // The service reads the search service's address from the environment, in this process.
   previousAlphaBaseUrl = process.env.ALPHA_BASE_URL;
   process.env.ALPHA_BASE_URL = search.baseURL;
-  service = await serve({ accountPort: 0, agentPort: 0, dataDir: join(scratch, 'data'), logger: false });
+  service = await serve({ accountPort: 0, agentPort: 0, dataDir: join(scratch, 'data'), databaseUrl: await testDatabaseUrl(join(scratch, 'data')), logger: false });
   env = cliEnvironment(join(scratch, 'config'), { HARNESS_ACCOUNT_URL: service.accountUrl, HARNESS_AGENT_URL: service.agentUrl });
   expect((await runCli(['account', 'create', '--username', 'e2e-chatter', '--description', 'chat'], env)).exitCode).toBe(0);
   const configFile = join(scratch, 'agent.json');

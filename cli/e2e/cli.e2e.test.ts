@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve } from '../../server/serve.js';
+import { testDatabaseUrl } from '../../test/support/test-storage.js';
 import { cliEnvironment, runCli, spawnCli } from './run-cli.js';
 
 /**
@@ -16,7 +17,7 @@ let scratch: string;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'harness-cli-e2e-'));
-  service = await serve({ accountPort: 0, agentPort: 0, dataDir: join(scratch, 'data'), logger: false });
+  service = await serve({ accountPort: 0, agentPort: 0, dataDir: join(scratch, 'data'), databaseUrl: await testDatabaseUrl(join(scratch, 'data')), logger: false });
 });
 
 afterAll(async () => {
@@ -129,7 +130,7 @@ describe('harness without a service or profile', () => {
   });
 
   it('says to run `harness serve` when the account service is not there', async () => {
-    const closed = await serve({ accountPort: 0, agentPort: 0, dataDir: join(scratch, 'closed-data'), logger: false });
+    const closed = await serve({ accountPort: 0, agentPort: 0, dataDir: join(scratch, 'closed-data'), databaseUrl: await testDatabaseUrl(join(scratch, 'closed-data')), logger: false });
     await closed.close();
     const result = await runCli(['account', 'create', '--username', 'x', '--description', 'y', '--account-url', closed.accountUrl], cliEnvironment(await freshConfigHome()));
     expect(result.exitCode).toBe(1);

@@ -7,10 +7,12 @@ import { runAsyncBench } from './async.js';
 import { runCronBench } from './cron.js';
 import { runNatsBench } from './nats.js';
 import { runStorageBench } from './storage.js';
+import { runPostgresStorageBench } from './storage-postgres.js';
 import { runTurnBenches } from './turn.js';
 
 const report: Record<string, unknown> = { machine: { node: process.version, platform: process.platform }, startedAt: new Date().toISOString() };
 report.storage = await runStorageBench();
+report.storagePostgres = await runPostgresStorageBench();
 report.turn = await runTurnBenches();
 report.async = await runAsyncBench();
 report.nats = await runNatsBench();

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, createAccount, startTestServices, testAdminSecret, type TestServices } from '../../test/support/test-services.js';
+import { storedRowsText } from '../../test/support/test-storage.js';
 
 const providerKey = 'sk-provider-key-PLAINTEXT-0001';
 const searchKey = 'tvly-search-key-PLAINTEXT-0002';
@@ -142,6 +143,9 @@ async function readAllDataFiles(folder: string): Promise<string> {
   for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
     if (entry.isFile()) contents.push(await readFile(join(entry.parentPath, entry.name), 'utf8'));
   }
+  // On PostgreSQL (the test storage switch) the tables are rows in the database, not files.
+  const storedRows = await storedRowsText(join(folder, 'tables'));
+  if (storedRows !== undefined) contents.push(storedRows);
   return contents.join('\n');
 }
 

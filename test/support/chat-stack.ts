@@ -7,7 +7,7 @@ import type { CgroupSupport } from '../../server/core/sandbox/sandbox-cgroups.js
 import { defaultSandboxSettings, type SandboxSettings } from '../../server/core/sandbox/sandbox-settings.js';
 import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
 import type { OutboundSettings } from '../../server/core/outbound/outbound-settings.js';
-import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
+import { openTestStorage } from './test-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
 import { buildAgentService } from '../../server/http/agent-service.js';
 import type { RouteEntry } from '../../server/http/create-app.js';
@@ -76,7 +76,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
   const logger: Logger = { info: record('info'), warn: record('warn'), error: record('error'), debug: record('debug') };
 
   const start = async () => {
-    const storage = new LowdbStorage(`${folder.path}/tables`);
+    const storage = await openTestStorage(`${folder.path}/tables`);
     const core = createHarnessCore({
       storage,
       infrastructure: defineInfrastructure('test'),

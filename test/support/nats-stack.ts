@@ -8,6 +8,7 @@ import { isFinalChunk, type NatsCredentialsView, replayEndHeader, sequenceHeader
 import type { NatsSettings } from '../../server/nats/nats-settings.js';
 import { serve, type RunningServices } from '../../server/serve.js';
 import { temporaryFolder } from './temporary-folder.js';
+import { testDatabaseUrl } from './test-storage.js';
 
 export const natsModelKey = 'sk-fixture-nats-key-0123456789';
 
@@ -47,7 +48,7 @@ export interface NatsStack {
 export async function startNatsStack(options: { nats?: NatsSettings } = {}): Promise<NatsStack> {
   const folder = await temporaryFolder('harness-nats-test-');
   const model = await startFixtureModel({ apiKey: natsModelKey });
-  const services = await serve({ accountPort: 0, agentPort: 0, dataDir: folder.path, logger: false, nats: options.nats ?? { mode: 'embedded', required: true } });
+  const services = await serve({ accountPort: 0, agentPort: 0, dataDir: folder.path, databaseUrl: await testDatabaseUrl(folder.path), logger: false, nats: options.nats ?? { mode: 'embedded', required: true } });
   const connections: NatsConnection[] = [];
   const stack: NatsStack = {
     model,

@@ -1,6 +1,7 @@
 import { execa, type ResultPromise } from 'execa';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { testDatabaseUrl } from './test-storage.js';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -15,12 +16,25 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** Run `harness serve` from the sources in a child process, on ports the OS picks. */
-export async function startServiceProcess(dataDir: string, environment: Record<string, string> = {}): Promise<ServiceProcess> {
+export interface ServiceProcessOptions {
+  /**
+   * `lowdb` keeps the service on lowdb files in its data folder even when the tests run on
+   * PostgreSQL: for tests about those files (kill -9 recovery, the data-folder lock).
+   */
+  storage?: 'lowdb';
+}
+
+/**
+ * Run `harness serve` from the sources in a child process, on ports the OS picks. Under the
+ * test storage switch it runs on the data folder's PostgreSQL schema (`HARNESS_DATABASE_URL`),
+ * the same one again when restarted on the same folder.
+ */
+export async function startServiceProcess(dataDir: string, environment: Record<string, string> = {}, options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+  const databaseUrl = options.storage === 'lowdb' ? undefined : await testDatabaseUrl(dataDir);
   const child = execa('node', ['--import', 'tsx', 'cli/main.ts', 'serve', '--account-port', '0', '--agent-port', '0', '--data-dir', dataDir, '--json'], {
     cwd: projectRoot,
     // No embedded nats-server unless a test asks: a SIGKILLed service would leave it running.
-    env: { LOG_LEVEL: 'warn', ENABLE_WEBSOCKET: 'false', ...environment },
+    env: { LOG_LEVEL: 'warn', ENABLE_WEBSOCKET: 'false', ...(databaseUrl ? { HARNESS_DATABASE_URL: databaseUrl } : {}), ...environment },
     reject: false,
     stdout: 'pipe',
     stderr: 'pipe',

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { createHarnessCore, type HarnessCore, type HarnessCoreOptions } from '../../server/core/harness-core.js';
 import { defineInfrastructure } from '../../server/core/infrastructure.js';
-import { LowdbStorage } from '../../server/core/storage/lowdb-storage.js';
+import type { Storage } from '../../server/core/storage/table-store.js';
+import { openTestStorage } from './test-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
 import { buildAgentService } from '../../server/http/agent-service.js';
 import { temporaryFolder } from './temporary-folder.js';
@@ -12,7 +13,7 @@ export const testEncryptionSecret = 'test-encryption-secret-0123456789abcdefghij
 export interface TestServices {
   dataDir: string;
   core: HarnessCore;
-  storage: LowdbStorage;
+  storage: Storage;
   accountApp: FastifyInstance;
   agentApp: FastifyInstance;
   /** Rebuild everything on the same data folder, as a restarted process would. */
@@ -20,11 +21,11 @@ export interface TestServices {
   close(): Promise<void>;
 }
 
-/** Both services built on a temporary data folder with the real lowdb file storage, for `inject`. */
+/** Both services built on a temporary data folder with real storage (lowdb files, or PostgreSQL under the test switch), for `inject`. */
 export async function startTestServices(options: Pick<HarnessCoreOptions, 'signup'> = {}): Promise<TestServices> {
   const folder = await temporaryFolder();
-  const build = () => {
-    const storage = new LowdbStorage(`${folder.path}/tables`);
+  const build = async () => {
+    const storage = await openTestStorage(`${folder.path}/tables`);
     const core = createHarnessCore({
       storage,
       infrastructure: defineInfrastructure('test'),
@@ -33,7 +34,7 @@ export async function startTestServices(options: Pick<HarnessCoreOptions, 'signu
     });
     return { storage, core, accountApp: buildAccountService({ core }), agentApp: buildAgentService({ core }) };
   };
-  const services = { dataDir: folder.path, ...build() } as TestServices;
+  const services = { dataDir: folder.path, ...(await build()) } as TestServices;
   const shutdown = async () => {
     await Promise.all([services.accountApp.close(), services.agentApp.close()]);
     await services.core.stop();
@@ -41,7 +42,7 @@ export async function startTestServices(options: Pick<HarnessCoreOptions, 'signu
   };
   services.restart = async () => {
     await shutdown();
-    Object.assign(services, build());
+    Object.assign(services, await build());
   };
   services.close = async () => {
     await shutdown();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { silentLogger } from '../logger.js';
-import { LowdbStorage } from '../storage/lowdb-storage.js';
+import { openTestStorage } from '../../../test/support/test-storage.js';
 import type { AsyncRequestRecord } from '../async-requests/async-request.js';
 import { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
 import { AsyncRequestsRepository } from '../async-requests/async-requests-repository.js';
@@ -43,7 +43,7 @@ describe('recoverAsyncWork', () => {
   const folder = temporaryFolderPerTest();
 
   it('fails orphaned same-invocation rows, resumes claimed and ready continuations, requeues and fails events', async () => {
-    const storage = new LowdbStorage(folder.path);
+    const storage = await openTestStorage(folder.path);
     const repository = new AsyncToolResultsRepository(storage.table<AsyncTableRow>('async'));
     const events = new AsyncRequestsRepository(storage.table<AsyncRequestRecord>('events'));
     const settlement = new AsyncSettlement(repository);

@@ -5,7 +5,7 @@ import { afterEach } from 'vitest';
 import type { Agents } from '../../agents/agents.js';
 import { NotFoundError } from '../../errors.js';
 import { silentLogger } from '../../logger.js';
-import { LowdbStorage } from '../../storage/lowdb-storage.js';
+import { openTestStorage } from '../../../../test/support/test-storage.js';
 import type { CronJobRecord, CronTableRow } from '../cron-job.js';
 import { CronJobs } from '../cron-jobs.js';
 import { CronJobsRepository } from '../cron-jobs-repository.js';
@@ -20,10 +20,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A scheduler on real lowdb files in a temp folder, a hand-moved clock and a fake launcher. */
+/** A scheduler on real storage (lowdb files in a temp folder, or PostgreSQL under the test switch), a hand-moved clock and a fake launcher. */
 export async function setup(start: string) {
   const folder = await mkdtemp(join(tmpdir(), 'harness-cron-'));
-  const storage = new LowdbStorage(folder);
+  const storage = await openTestStorage(folder);
   const repository = new CronJobsRepository(storage.table<CronTableRow>('cron-jobs'));
   const clock = new ManualClock(start);
   const launcher = new FakeLauncher();
