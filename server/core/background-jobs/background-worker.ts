@@ -7,7 +7,8 @@ import type { Logger } from '../logger.js';
 import { runTurnToEnd } from '../turns/run-turn-to-end.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
 import type { AsyncRequestJob, ContinuationJob } from './background-job.js';
-import { inMemoryJobQueues, type JobQueue, type JobQueueFactory } from './job-queue.js';
+import { inMemoryJobQueues } from './bounded-job-queue.js';
+import type { JobQueue, JobQueueFactory } from './job-queue.js';
 
 export interface BackgroundWorkerOptions {
   turns: Pick<TurnRunner, 'start' | 'startContinuation'>;

@@ -1,4 +1,4 @@
-import type { JobQueue } from './job-queue.js';
+import type { JobQueue, JobQueueFactory } from './job-queue.js';
 
 /**
  * An in-memory queue that runs at most `concurrency` jobs at a time, in arrival order. The
@@ -52,3 +52,6 @@ export class BoundedJobQueue<Job> implements JobQueue<Job> {
     }
   }
 }
+
+/** Queues in this process's memory: the embedded default (the truth stays in storage; recovery refills them at boot). */
+export const inMemoryJobQueues: JobQueueFactory = (run, concurrency) => new BoundedJobQueue(run, concurrency);

@@ -1,5 +1,3 @@
-import { BoundedJobQueue } from './bounded-job-queue.js';
-
 /**
  * Where jobs wait until a worker runs them. Today an in-memory queue per worker (the truth
  * stays in storage, and recovery refills the queue at boot); a durable queue shared by
@@ -16,5 +14,3 @@ export interface JobQueue<Job> {
 
 /** Makes the queue a worker consumes: `run` is called once per job. */
 export type JobQueueFactory = <Job>(run: (job: Job) => Promise<void>, concurrency: number) => JobQueue<Job>;
-
-export const inMemoryJobQueues: JobQueueFactory = (run, concurrency) => new BoundedJobQueue(run, concurrency);
