@@ -5,9 +5,10 @@
  * model request, which carries the whole history.
  */
 import { performance } from 'node:perf_hooks';
-import type { UIMessageChunk } from 'ai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { type ModelMessage, streamText, type UIMessageChunk } from 'ai';
 import { requestUiMessageStream } from '../../cli/chat/ui-stream-reader.js';
-import { startBenchStack } from './bench-processes.js';
+import { benchModelKey, startBenchStack } from './bench-processes.js';
 
 export interface ConversationLengthResult {
   shortMessages: number;
@@ -15,6 +16,16 @@ export interface ConversationLengthResult {
   shortMedianMs: number;
   longMedianMs: number;
   ratio: number;
+  /** The same model request without the service (a bare `streamText` with the same history). */
+  bareShortMedianMs: number;
+  bareLongMedianMs: number;
+  /** What the service adds to a turn (harness minus bare), long over short. */
+  overheadRatio: number;
+}
+
+/** A history like the one the turns below store: a user message and the fixture's echo, repeated. */
+function history(messages: number): ModelMessage[] {
+  return Array.from({ length: messages }, (_, index): ModelMessage => (index % 2 === 0 ? { role: 'user', content: 'hello bench' } : { role: 'assistant', content: [{ type: 'text', text: 'Echo: hello bench' }] }));
 }
 
 function median(values: number[]): number {
@@ -34,19 +45,39 @@ export async function runConversationLengthBench(longMessages = 2000, turnsPerSi
     // Each turn stores two messages (the user's and the model's answer).
     for (let index = 0; index < 5; index += 1) await turn('short');
     for (let index = 0; index < longMessages / 2; index += 1) await turn('long');
-    const samples = { short: [] as number[], long: [] as number[] };
+    const openai = createOpenAI({ apiKey: benchModelKey, baseURL: stack.modelBaseURL });
+    const histories = { bareShort: [...history(10), { role: 'user', content: 'hello bench' } as ModelMessage], bareLong: [...history(longMessages), { role: 'user', content: 'hello bench' } as ModelMessage] };
+    const bare = async (messages: ModelMessage[]) => {
+      const result = streamText({ model: openai.chat('fixture'), messages });
+      for await (const _ of result.toUIMessageStream()) {
+        // read every chunk, as the harness client does
+      }
+    };
+    const samples = { short: [] as number[], long: [] as number[], bareShort: [] as number[], bareLong: [] as number[] };
     for (let round = 0; round < 10; round += 1) {
-      for (const side of ['short', 'long'] as const) {
+      for (const side of ['short', 'long', 'bareShort', 'bareLong'] as const) {
         for (let index = 0; index < turnsPerSide / 10; index += 1) {
           const started = performance.now();
-          await turn(side);
+          if (side === 'short' || side === 'long') await turn(side);
+          else await bare(histories[side]);
           samples[side].push(performance.now() - started);
         }
       }
     }
-    const result = { shortMessages: 10, longMessages, shortMedianMs: median(samples.short), longMedianMs: median(samples.long), ratio: median(samples.long) / median(samples.short) };
+    const [shortMedianMs, longMedianMs, bareShortMedianMs, bareLongMedianMs] = [median(samples.short), median(samples.long), median(samples.bareShort), median(samples.bareLong)];
+    const result = {
+      shortMessages: 10,
+      longMessages,
+      shortMedianMs,
+      longMedianMs,
+      ratio: longMedianMs / shortMedianMs,
+      bareShortMedianMs,
+      bareLongMedianMs,
+      overheadRatio: (longMedianMs - bareLongMedianMs) / Math.max(0.01, shortMedianMs - bareShortMedianMs),
+    };
     console.log('conversation length: the same SSE turn on a short and on a long conversation (alternating rounds)');
     console.log(`  ${result.shortMessages} stored messages: ${result.shortMedianMs.toFixed(2)} ms/turn; ${result.longMessages}: ${result.longMedianMs.toFixed(2)} ms/turn; ratio ${result.ratio.toFixed(2)}x (target <= 1.2x)`);
+    console.log(`  bare streamText with the same history: ${result.bareShortMedianMs.toFixed(2)} ms and ${result.bareLongMedianMs.toFixed(2)} ms; what the service adds, long over short: ${result.overheadRatio.toFixed(2)}x`);
     return result;
   } finally {
     await stack.close();

@@ -53,6 +53,27 @@ describe('ConversationsRepository', () => {
     }
   });
 
+  it('sees what another writer (another replica) added, though it keeps recent messages in memory', async () => {
+    const storage = new LowdbStorage(folder.path);
+    try {
+      const table = storage.table<ConversationRow>('conversations');
+      const here = new ConversationsRepository(table);
+      const there = new ConversationsRepository(table);
+      const first = await here.load('acc', 'agent', 'key', 'now');
+      first.state.messages.push(message(0));
+      await here.save(first.state, first.version);
+      const other = await there.load('acc', 'agent', 'key', 'now');
+      other.state.messages.push(message(1));
+      await there.save(other.state, other.version);
+      expect((await here.load('acc', 'agent', 'key', 'now')).state.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1']);
+      const loaded = await here.load('acc', 'agent', 'key', 'now');
+      loaded.state.messages.push(message(2));
+      expect((await here.find('acc', 'agent', 'key'))?.messages).toHaveLength(2);
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('refuses a save based on an older version, and writes nothing of it', async () => {
     const storage = new LowdbStorage(folder.path);
     try {

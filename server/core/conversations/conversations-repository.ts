@@ -47,18 +47,48 @@ function assemble(rows: VersionedRow<ConversationRow>[]): VersionedConversation 
   return { state: { ...rest, messages }, version: head.version };
 }
 
-/** Conversations, one partition each: a head row (approvals, times) and a row per message. */
+/** Conversations whose messages are kept assembled in memory (most recently used). */
+const cachedConversations = 256;
+
+/**
+ * Conversations, one partition each: a head row (approvals, times) and a row per message.
+ * Messages are append-only, so the messages of recently used conversations are kept in
+ * memory with the head version they belong to: a load then reads the head row alone, and a
+ * turn's cost does not grow with the conversation. Another writer (another replica) moves the
+ * head version, and the next load reads the rows again.
+ */
 export class ConversationsRepository {
+  private readonly messagesCache = new Map<string, { version: number; messages: readonly StoredMessage[] }>();
+
   constructor(private readonly table: TableStore<ConversationRow>) {}
 
   async load(accountId: string, agentId: string, conversationKey: string, now: string): Promise<VersionedConversation> {
-    const stored = assemble(await this.table.list(partitionOf(accountId, agentId, conversationKey)));
+    const stored = await this.read(partitionOf(accountId, agentId, conversationKey));
     if (stored) return stored;
     return { state: { accountId, agentId, conversationKey, messages: [], approvals: [], createdAt: now, updatedAt: now }, version: null };
   }
 
   async find(accountId: string, agentId: string, conversationKey: string): Promise<ConversationState | undefined> {
-    return assemble(await this.table.list(partitionOf(accountId, agentId, conversationKey)))?.state;
+    return (await this.read(partitionOf(accountId, agentId, conversationKey)))?.state;
+  }
+
+  private async read(partition: string): Promise<VersionedConversation | undefined> {
+    const head = (await this.table.get(partition, headKey)) as VersionedRow<ConversationHead> | undefined;
+    const cached = head && this.messagesCache.get(partition);
+    if (head && cached && cached.version === head.version && cached.messages.length === head.value.messageCount) {
+      this.remember(partition, cached.version, cached.messages);
+      const { messageCount: _count, ...rest } = head.value;
+      return { state: { ...rest, messages: [...cached.messages] }, version: head.version };
+    }
+    const stored = assemble(await this.table.list(partition));
+    if (stored && stored.version !== null && head) this.remember(partition, stored.version, stored.state.messages);
+    return stored && { state: { ...stored.state, messages: [...stored.state.messages] }, version: stored.version };
+  }
+
+  private remember(partition: string, version: number, messages: readonly StoredMessage[]): void {
+    this.messagesCache.delete(partition);
+    this.messagesCache.set(partition, { version, messages });
+    if (this.messagesCache.size > cachedConversations) this.messagesCache.delete(this.messagesCache.keys().next().value as string);
   }
 
   /**
@@ -82,6 +112,14 @@ export class ConversationsRepository {
     messages.slice(storedCount).forEach((message, offset) => operations.push({ type: 'put', key: messageKey(storedCount + offset), value: message }));
     operations.push({ type: 'put', key: headKey, value: { ...rest, messageCount: messages.length }, expectedVersion: head ? version : null });
     const written = await this.table.write(partition, operations);
-    return written.at(-1)?.version ?? 0;
+    const newVersion = written.at(-1)?.version ?? 0;
+    // The cache holds its own copies of what this write added, never the caller's objects.
+    const cached = this.messagesCache.get(partition);
+    if (head && cached && cached.version === head.version && cached.messages.length === storedCount) {
+      this.remember(partition, newVersion, [...cached.messages, ...structuredClone(messages.slice(storedCount))]);
+    } else {
+      this.messagesCache.delete(partition);
+    }
+    return newVersion;
   }
 }
