@@ -72,8 +72,7 @@ function counter(connection: NatsConnection, subject: string): { arrivals: numbe
 export async function runNatsBench(words = 2000, latencySamples = 500): Promise<NatsBenchResult> {
   const dataDir = await mkdtemp(join(tmpdir(), 'harness-bench-nats-'));
   const model = await startFixtureModel({ apiKey: modelKey });
-  const serviceToken = randomBytes(32).toString('base64url');
-  const natsServer = await startNatsServer({ dataDir: join(dataDir, 'nats-bench'), serviceToken, accounts: [], stageSecret: randomBytes(32).toString('base64url'), logger: silentLogger });
+  const natsServer = await startNatsServer({ dataDir: join(dataDir, 'nats-bench'), stageSecret: randomBytes(32).toString('base64url'), logger: silentLogger });
   const services = await serve({ accountPort: 0, agentPort: 0, dataDir: join(dataDir, 'service'), logger: false, nats: { mode: 'external', url: natsServer.url, transport: 'tcp', ...natsServer.serviceCredentials } });
   const connect = (name: string) => connectNats({ url: natsServer.url, ...natsServer.serviceCredentials, name, logger: silentLogger });
   const client = await connect('bench-client');
