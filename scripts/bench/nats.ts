@@ -21,7 +21,7 @@ import { connectNats } from '../../server/nats/nats-connection.js';
 import { startNatsServer } from '../../server/nats/nats-server-process.js';
 import { isFinalChunk } from '../../server/nats/nats-protocol.js';
 import { chatSubject } from '../../server/nats/nats-subjects.js';
-import { ChunkPublisher } from '../../server/nats/stream-replay.js';
+import { ChunkPublisher } from '../../server/nats/chunk-publisher.js';
 import { serve } from '../../server/serve.js';
 
 const modelKey = 'sk-bench-nats-0123456789abcdef';

@@ -15,7 +15,8 @@ import { isAccountInbox } from './account-nats-credentials.js';
 import type { NatsLink, NatsLinkState } from './nats-link.js';
 import { authorizationHeader } from './nats-protocol.js';
 import { chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
-import { ChunkPublisher, defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
+import { ChunkPublisher } from './chunk-publisher.js';
+import { defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
 
 /** What a NATS turn stores in its dispatch rows' delivery metadata, for the continuation. */
 export interface NatsReplyTarget {
@@ -86,7 +87,13 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   const subscriptions: Subscription[] = [];
   const replays = new Set<AbortController>();
   const running = new Set<Promise<void>>();
-  const publisher = new ChunkPublisher({ connection: () => link.current(), ready: () => readyOn !== undefined && readyOn === link.current(), logger });
+  let storedOn: NatsConnection | undefined;
+  const publisher = new ChunkPublisher({
+    connection: () => link.current(),
+    ready: () => readyOn !== undefined && readyOn === link.current(),
+    stored: () => storedOn !== undefined && storedOn === link.current(),
+    logger,
+  });
 
   function track(work: Promise<void>): void {
     running.add(work);
@@ -190,8 +197,12 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   async function subscribe(connection: NatsConnection): Promise<void> {
     if (closed) return;
     // Without JetStream (an outside server that lacks it) the gateway still answers; only replay is lost.
-    await ensureReplayStream(connection, options.retention ?? defaultReplayRetention).catch((error: unknown) =>
-      log('warn', { error: (error as Error).message }, 'could not create the replay stream; chunks are sent without replay'),
+    await ensureReplayStream(connection, options.retention ?? defaultReplayRetention).then(
+      (replicas) => {
+        storedOn = connection;
+        log('info', { replicas }, 'the replay stream is ready');
+      },
+      (error: unknown) => log('warn', { error: (error as Error).message }, 'could not create the replay stream; chunks are sent without replay'),
     );
     for (const wildcard of [chatRequestWildcard, replayRequestWildcard]) {
       subscriptions.push(connection.subscribe(wildcard, { queue: gatewayQueueGroup, callback: (error, message) => (error ? log('warn', { error: error.message }, 'gateway subscription error') : handle(message)) }));
