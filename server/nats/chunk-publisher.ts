@@ -3,7 +3,8 @@ import type { UIMessageChunk } from 'ai';
 import type { Logger } from '../core/logger.js';
 import { turnIdHeader } from './nats-protocol.js';
 import { turnReplaySubject } from './nats-subjects.js';
-import { chunkHeaders, replayStreamName, type ChunkTarget } from './stream-replay.js';
+import { FirstInFirstOut } from './first-in-first-out.js';
+import { chunkHeaders, type ChunkTarget } from './stream-replay.js';
 
 export interface ChunkPublisherOptions {
   /** The live connection, when there is one. */
@@ -28,6 +29,8 @@ export interface ChunkPublisherOptions {
 
 interface Outgoing {
   target: ChunkTarget;
+  /** The turn's replay subject (computed once per turn). */
+  storeSubject: string;
   data: string;
   messageId: string;
   /** When the first store of this chunk was sent. */
@@ -40,8 +43,14 @@ interface Outgoing {
 
 const defaultWindow = 4096;
 
+const sequencePattern = /"seq":(\d+)/;
+
 function outcomeOf(message: Msg): { sequence: number } | { error: string } {
   if (message.headers?.hasError) return { error: `${message.headers.code} ${message.headers.description}` };
+  const text = message.string();
+  // The common answer, read without a JSON parse: {"stream":"HARNESS_CHUNKS","seq":42} (maybe with "duplicate":true).
+  const sequence = text.includes('"error"') ? null : sequencePattern.exec(text);
+  if (sequence !== null) return { sequence: Number(sequence[1]) };
   try {
     const answer = message.json<{ seq?: number; error?: { description?: string } }>();
     if (typeof answer.seq === 'number') return { sequence: answer.seq };
@@ -66,10 +75,10 @@ function outcomeOf(message: Msg): { sequence: number } | { error: string } {
  * behind it, for up to `retryWindowMilliseconds`; only then does the client get it unstored.
  */
 export class ChunkPublisher {
-  private readonly queue: Outgoing[] = [];
-  private readonly inFlight: Outgoing[] = [];
+  private readonly queue = new FirstInFirstOut<Outgoing>();
+  private readonly inFlight = new FirstInFirstOut<Outgoing>();
   private readonly byAttempt = new Map<number, Outgoing>();
-  private readonly counters = new Map<string, number>();
+  private readonly counters = new Map<string, { next: number; storeSubject: string }>();
   private readonly idleWaiters: (() => void)[] = [];
   private acks: { connection: NatsConnection; prefix: string; subscription: Subscription } | undefined;
   private nextAttempt = 1;
@@ -82,13 +91,18 @@ export class ChunkPublisher {
 
   /** Queues one chunk of a turn; it is sent as soon as NATS allows. */
   publish(target: ChunkTarget, chunk: UIMessageChunk): void {
-    const index = this.counters.get(target.turnId) ?? 0;
+    let turn = this.counters.get(target.turnId);
+    if (turn === undefined) {
+      turn = { next: 0, storeSubject: turnReplaySubject(target.accountId, target.agentId, target.conversationKey, target.turnId) };
+      this.counters.set(target.turnId, turn);
+    }
+    const index = turn.next;
+    turn.next += 1;
     if (chunk.type === 'finish') this.counters.delete(target.turnId);
-    else this.counters.set(target.turnId, index + 1);
-    this.queue.push({ target, data: JSON.stringify(chunk), messageId: `${target.turnId}:${index}` });
+    this.queue.push({ target, storeSubject: turn.storeSubject, data: JSON.stringify(chunk), messageId: `${target.turnId}:${index}` });
     const limit = this.options.maxQueuedChunks ?? 50_000;
     if (this.queue.length > limit) {
-      const dropped = this.queue.splice(0, this.queue.length - limit);
+      const dropped = this.queue.dropOldest(this.queue.length - limit);
       this.options.logger.warn({ component: 'nats-gateway', dropped: dropped.length }, 'NATS has been unreachable too long: dropped the oldest queued chunks');
     }
     this.resume();
@@ -145,12 +159,13 @@ export class ChunkPublisher {
 
   /** Puts every store in flight back at the front of the queue, in order, to be sent again. */
   private requeueInFlight(): void {
-    for (const item of this.inFlight) {
+    const inFlight = this.inFlight.takeAll();
+    for (const item of inFlight) {
       if (item.attempt !== undefined) this.byAttempt.delete(item.attempt);
       item.attempt = undefined;
       item.outcome = undefined;
     }
-    this.queue.unshift(...this.inFlight.splice(0));
+    this.queue.unshiftAll(inFlight);
   }
 
   private fill(): void {
@@ -172,17 +187,15 @@ export class ChunkPublisher {
         continue;
       }
       const attempt = this.nextAttempt++;
-      const { accountId, agentId, conversationKey, turnId } = item.target;
       const headers = natsHeaders();
       headers.set('Nats-Msg-Id', item.messageId);
-      headers.set('Nats-Expected-Stream', replayStreamName);
-      headers.set(turnIdHeader, turnId);
+      headers.set(turnIdHeader, item.target.turnId);
       item.attempt = attempt;
       item.sentAt = now;
       item.firstSentAt ??= now;
       this.byAttempt.set(attempt, item);
       this.inFlight.push(item);
-      connection.publish(turnReplaySubject(accountId, agentId, conversationKey, turnId), item.data, { headers, reply: `${prefix}.${attempt}` });
+      connection.publish(item.storeSubject, item.data, { headers, reply: `${prefix}.${attempt}` });
     }
     this.deliverSettled();
   }
@@ -200,7 +213,7 @@ export class ChunkPublisher {
   private deliverSettled(): void {
     const connection = this.sendable();
     while (connection !== undefined && this.inFlight.length > 0) {
-      const head = this.inFlight[0]!;
+      const head = this.inFlight.first()!;
       const now = Date.now();
       if (head.outcome === undefined && now - (head.sentAt ?? now) < (this.options.ackTimeoutMilliseconds ?? 5_000)) break;
       if (head.outcome !== undefined && 'sequence' in head.outcome) {
