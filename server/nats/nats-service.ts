@@ -2,11 +2,12 @@ import { hkdfSync } from 'node:crypto';
 import type { HarnessCore } from '../core/harness-core.js';
 import type { Logger } from '../core/logger.js';
 import { accountNatsCredentials } from './account-nats-credentials.js';
-import { issueAccountUser } from './nats-authority.js';
+import { createNatsAuthority, issueAccountUser, type NatsAuthority } from './nats-authority.js';
 import { createNatsGateway, type NatsGateway } from './nats-gateway.js';
 import { createNatsLink, type NatsLink, type NatsLinkState } from './nats-link.js';
 import { agentIdPlaceholder, type NatsCredentialsView } from './nats-protocol.js';
 import { NatsServerBinaryMissingError } from './nats-server-binary.js';
+import { serviceNatsUser } from './nats-server-config.js';
 import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
 import type { NatsSettings } from './nats-settings.js';
 import type { ReplayRetention } from './stream-replay.js';
@@ -58,6 +59,7 @@ export async function startNatsService(options: StartNatsServiceOptions): Promis
   if (settings.mode === 'disabled') return disabledService();
   const stageSecret = deriveNatsSecret(options.adminSecret, 'stage-secret');
   let server: EmbeddedNatsServer | undefined;
+  let authority: NatsAuthority | undefined;
   let link: NatsLink;
   if (settings.mode === 'embedded') {
     try {
@@ -68,7 +70,12 @@ export async function startNatsService(options: StartNatsServiceOptions): Promis
       else logger.error({ component: 'nats', error: (error as Error).message }, 'nats-server did not start; NATS is disabled');
       return disabledService();
     }
+    authority = server.authority;
     link = createNatsLink({ url: server.url, ...server.serviceCredentials, name: 'harness-gateway', logger });
+  } else if (settings.authentication === 'jwt') {
+    authority = await createNatsAuthority(stageSecret);
+    const service = await authority.issueUser(serviceNatsUser);
+    link = createNatsLink({ url: settings.url, jwt: service.jwt, seed: service.seed, name: 'harness-gateway', logger });
   } else {
     link = createNatsLink({
       url: settings.url,
@@ -87,16 +94,16 @@ export async function startNatsService(options: StartNatsServiceOptions): Promis
       : settings.mode === 'external' && settings.transport === 'websocket'
         ? { url: null, websocketUrl: settings.url }
         : { url: settings.mode === 'external' ? settings.url : null, websocketUrl: null };
-  const embedded = server;
+  const signer = authority;
   let closing: Promise<void> | undefined;
   return {
     state: () => gateway.state(),
     async credentials(accountId: string): Promise<NatsCredentialsView> {
       const credentials = accountNatsCredentials(stageSecret, accountId);
       const secret =
-        embedded === undefined
+        signer === undefined
           ? { password: credentials.password, jwt: null, creds: null }
-          : await issueAccountUser(embedded.authority, accountId).then((user) => ({ password: user.seed, jwt: user.jwt, creds: user.creds }));
+          : await issueAccountUser(signer, accountId).then((user) => ({ password: user.seed, jwt: user.jwt, creds: user.creds }));
       return {
         ...urls,
         user: credentials.user,

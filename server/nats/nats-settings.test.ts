@@ -36,5 +36,7 @@ describe('readNatsSettings with a cluster', () => {
     });
     expect(readNatsSettings({ NATS_URL: 'nats://svc:pw@a:4222,nats://svc:pw@b:4222' })).toEqual({ mode: 'external', url: 'nats://a:4222,nats://b:4222', transport: 'tcp', user: 'svc', password: 'pw' });
     expect(() => readNatsSettings({ NATS_URL: 'nats://a:4222,ws://b:8080' })).toThrow(/different transports/);
+    expect(readNatsSettings({ NATS_URL: 'nats://a:4222,nats://b:4222', NATS_AUTH: 'jwt' })).toEqual({ mode: 'external', url: 'nats://a:4222,nats://b:4222', transport: 'tcp', authentication: 'jwt' });
+    expect(() => readNatsSettings({ NATS_URL: 'nats://a:4222', NATS_AUTH: 'password' })).toThrow(/NATS_AUTH/);
   });
 });

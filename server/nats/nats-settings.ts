@@ -21,9 +21,17 @@ export interface ExternalNatsSettings {
    */
   user?: string;
   password?: string;
-  /** A user JWT and its nkey seed (a server in operator mode, such as one started by `startNatsCluster`); not read from the environment. */
+  /** A user JWT and its nkey seed (a server in operator mode); not read from the environment. */
   jwt?: string;
   seed?: string;
+  /**
+   * `NATS_AUTH=jwt`: the servers trust the operator the service derives from
+   * `HARNESS_ADMIN_SECRET` (a cluster started by `startNatsCluster` / `harness cluster up`
+   * with the same secret). The service then connects, and signs account credentials, as it
+   * does for its embedded server. Otherwise (`NATS_AUTH=token`, the default) it connects
+   * with `NATS_TOKEN` or the URL's user information.
+   */
+  authentication?: 'jwt' | 'token';
 }
 
 /** No `NATS_URL`: the service starts its own nats-server (see `startNatsServer`). */
@@ -64,7 +72,7 @@ function withoutUserInformation(url: string): { url: string; user?: string; pass
 }
 
 /**
- * Reads `NATS_URL`, `NATS_TOKEN` and `ENABLE_WEBSOCKET`. `ENABLE_WEBSOCKET`
+ * Reads `NATS_URL`, `NATS_TOKEN`, `NATS_AUTH` and `ENABLE_WEBSOCKET`. `ENABLE_WEBSOCKET`
  * defaults to true, whether or not `NATS_URL` is set; `false` turns NATS off entirely.
  */
 export function readNatsSettings(environment: NodeJS.ProcessEnv = process.env): NatsSettings {
@@ -74,7 +82,15 @@ export function readNatsSettings(environment: NodeJS.ProcessEnv = process.env): 
   const token = environment.NATS_TOKEN || undefined;
   if (url !== undefined) {
     const transport = natsTransportOf(url);
-    return { mode: 'external', transport, ...withoutUserInformation(url), ...(token === undefined ? {} : { token }) };
+    const authentication = environment.NATS_AUTH?.trim() || 'token';
+    if (authentication !== 'jwt' && authentication !== 'token') throw new Error(`NATS_AUTH must be jwt or token (got ${JSON.stringify(authentication)}).`);
+    return {
+      mode: 'external',
+      transport,
+      ...withoutUserInformation(url),
+      ...(token === undefined ? {} : { token }),
+      ...(authentication === 'jwt' ? { authentication } : {}),
+    };
   }
   return { mode: 'embedded', required: explicit, ...(token === undefined ? {} : { serviceToken: token }) };
 }
