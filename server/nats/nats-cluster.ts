@@ -63,7 +63,7 @@ async function waitForJetStream(url: string, credentials: NatsServiceCredentials
         await (await jetstreamManager(connection, { timeout: 2_000 })).getAccountInfo();
         return;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`JetStream of the NATS cluster did not become ready within ${timeoutMilliseconds} ms: ${(error as Error).message}`);
+        if (Date.now() > deadline) throw new Error(`JetStream of the NATS cluster did not become ready within ${timeoutMilliseconds} ms: ${(error as Error).message}`, { cause: error });
         await sleep(200);
       }
     }

@@ -47,6 +47,8 @@ export interface NatsGateway {
 }
 
 const closeWaitMilliseconds = 5_000;
+/** How often a replay that failed before sending anything is tried. */
+const replayAttempts = 3;
 
 function bearerOf(message: Msg): string | undefined {
   const header = message.headers?.get(authorizationHeader) ?? '';
@@ -160,14 +162,30 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     }
     const abort = new AbortController();
     replays.add(abort);
-    try {
-      await serveReplay({
+    let sent = 0;
+    const serve = () =>
+      serveReplay({
         connection,
         request: { accountId: subject.accountId, agentId: subject.agentId, ...body },
-        send: (data, headers) => connection.publish(replySubject, data, { headers }),
+        send: (data, headers) => {
+          sent += 1;
+          connection.publish(replySubject, data, { headers });
+        },
         idleTimeoutMilliseconds: options.replayIdleTimeoutMilliseconds ?? 5 * 60 * 1000,
         signal: abort.signal,
       });
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await serve();
+          break;
+        } catch (error) {
+          // Right after a NATS server is lost, JetStream may time out while its leaders move;
+          // a replay that has sent nothing yet is simply asked again.
+          if (sent > 0 || attempt >= replayAttempts || abort.signal.aborted) throw error;
+          log('info', { accountId: subject.accountId, attempt, error: (error as Error).message }, 'a replay failed before sending anything; trying again');
+        }
+      }
     } catch (error) {
       log('warn', { accountId: subject.accountId, error: (error as Error).message }, 'a replay failed');
       refuse(replySubject, error);
