@@ -80,6 +80,31 @@ export interface ChunkTarget {
   turnId: string;
 }
 
+/**
+ * Chunk sequences (`Harness-Sequence`) are the stream sequence of the turn's first chunk
+ * times a million, plus the chunk's index in the turn. A chunk's sequence is then known as soon
+ * as its turn's first chunk is stored, without waiting for its own store; it increases within
+ * a turn and from one turn of a conversation to the next (a later turn's first chunk is stored
+ * after every chunk of the earlier one). A turn has fewer than a million chunks.
+ */
+export const chunksPerTurnBase = 1_000_000;
+
+/** The `Harness-Sequence` of chunk `index` of a turn whose first chunk has stream sequence `turnBase`. */
+export function chunkSequence(turnBase: number, index: number): number {
+  return turnBase * chunksPerTurnBase + index;
+}
+
+/** The stream sequence of the first chunk of the turn a `Harness-Sequence` belongs to. */
+export function turnBaseOf(sequence: number): number {
+  return Math.floor(sequence / chunksPerTurnBase);
+}
+
+/** The `Harness-Sequence` of a stored chunk: from its header, or (a turn's first chunk, stored before its base was known) its own stream sequence. */
+export function storedChunkSequence(streamSequence: number, header: string | undefined): number {
+  const stored = header === undefined || header === '' ? Number.NaN : Number(header);
+  return Number.isSafeInteger(stored) ? stored : chunkSequence(streamSequence, 0);
+}
+
 /** The headers of a chunk sent to a client. */
 export function chunkHeaders(sequence: number | undefined, turnId: string): MsgHdrs {
   const headers = natsHeaders();
@@ -134,12 +159,12 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
   const end = (): void => options.send('', replayEndHeaders(lastSequence));
   const consumer = await jetstream(connection).consumers.get(replayStreamName, {
     filter_subjects: filter,
-    opt_start_seq: request.afterSequence + 1,
+    opt_start_seq: Math.max(1, turnBaseOf(request.afterSequence)),
     inactive_threshold: Math.max(options.idleTimeoutMilliseconds * 2, 30_000),
   });
   try {
     const info = await consumer.info(true);
-    if (info.num_pending === 0 && (request.afterSequence === 0 || (await endsFinished(connection, request.afterSequence, base, filter)))) {
+    if (info.num_pending === 0) {
       end();
       return;
     }
@@ -157,10 +182,17 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
     try {
       for await (const message of messages) {
         arm();
-        const turnId = message.headers?.get(turnIdHeader) ?? '';
-        options.send(message.data, chunkHeaders(message.seq, turnId));
-        lastSequence = message.seq;
-        if (message.info.pending === 0 && isFinalChunk(parseStored(message.data))) break;
+        const sequence = storedChunkSequence(message.seq, message.headers?.get(sequenceHeader));
+        const final = message.info.pending === 0 && isFinalChunk(parseStored(message.data));
+        // The replay starts at the first chunk of the client's last turn: what it already has is skipped.
+        if (sequence <= request.afterSequence) {
+          if (final && sequence === request.afterSequence) break;
+          continue;
+        }
+        const turnId = message.headers?.get(turnIdHeader) ?? message.subject.slice(message.subject.lastIndexOf('.') + 1);
+        options.send(message.data, chunkHeaders(sequence, turnId));
+        lastSequence = sequence;
+        if (final) break;
       }
     } finally {
       clearTimeout(timer);
@@ -171,13 +203,4 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
   } finally {
     await consumer.delete().catch(() => undefined);
   }
-}
-
-/** Whether the chunk at `sequence` is a final finish of this conversation (and so the client has everything). */
-async function endsFinished(connection: NatsConnection, sequence: number, base: string, filter: string): Promise<boolean> {
-  const manager = await jetstreamManager(connection);
-  const stored = await manager.streams.getMessage(replayStreamName, { seq: sequence }).catch(() => null);
-  if (stored === null) return false;
-  const matches = filter.endsWith('.*') ? stored.subject.startsWith(`${base}.`) : stored.subject === filter;
-  return matches && isFinalChunk(parseStored(stored.data));
 }
