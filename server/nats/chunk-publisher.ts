@@ -214,7 +214,7 @@ export class ChunkPublisher {
 
   /** Puts every store in flight back at the front of the queue, oldest first, to be sent again. */
   private requeueInFlight(): void {
-    const inFlight = [...this.inFlight.values()].sort((left, right) => left.attempt! - right.attempt!);
+    const inFlight = [...this.inFlight.values()].sort((left, right) => (left.attempt ?? 0) - (right.attempt ?? 0));
     this.inFlight.clear();
     for (const store of inFlight) store.attempt = undefined;
     this.stores.unshiftAll(inFlight);
@@ -282,8 +282,10 @@ export class ChunkPublisher {
       this.acknowledged(store, undefined);
       return;
     }
-    store.attempt = undefined;
-    this.stores.unshiftAll([store]);
+    // Everything in flight goes again behind it, in sending order, so the stream keeps the
+    // turn's order (stores that succeeded meanwhile are answered again with their sequence).
+    this.inFlight.set(store.attempt ?? 0, store);
+    this.requeueInFlight();
     this.pausedUntil = now + 250;
     this.schedule(250);
   }
