@@ -7,7 +7,7 @@ import { silentLogger } from '../../server/core/logger.js';
 import { connectNats } from '../../server/nats/nats-connection.js';
 import { chatSubject, replayRequestSubject } from '../../server/nats/nats-subjects.js';
 import { replayStreamName } from '../../server/nats/stream-replay.js';
-import { startNatsClusterStack, waitForReplicas, type NatsClusterStack } from '../support/nats-cluster-stack.js';
+import { startNatsClusterStack, waitForReplicas } from '../support/nats-cluster-stack.js';
 import { finishStatus, TestInbox, textOf, type NatsTestAccount, type ReceivedChunk } from '../support/nats-stack.js';
 
 const turns = 4;
@@ -31,15 +31,22 @@ async function streamLeader(service: NatsConnection): Promise<string> {
   throw new Error('the chunk stream has no leader');
 }
 
-/** A replay answer; asked again while JetStream answers with an error (a leader election in progress). */
-async function replay(stack: NatsClusterStack, account: NatsTestAccount, connection: NatsConnection, body: Record<string, unknown>): Promise<ReceivedChunk[]> {
-  for (let attempt = 0; ; attempt += 1) {
+/**
+ * A replay answer; asked again while JetStream answers with an error or not at all (leaders
+ * being elected, the client's own server gone): that is what a client does after a failover.
+ */
+async function replay(account: NatsTestAccount, connection: NatsConnection, body: Record<string, unknown>): Promise<ReceivedChunk[]> {
+  for (let attempt = 1; ; attempt += 1) {
     const inbox = new TestInbox(connection, account.nats.inboxPrefix);
-    await inbox.request(replayRequestSubject(account.accountId, 'echo'), account.secret, body);
-    const answer = await inbox.untilReplayEnd();
-    inbox.close();
-    const failed = answer.some((message) => message.chunk?.type === 'error');
-    if (!failed || attempt >= 20) return chunksOnly(answer);
+    try {
+      await inbox.request(replayRequestSubject(account.accountId, 'echo'), account.secret, body);
+      const answer = await inbox.readUntil((message) => message.replayEnd !== undefined, 60_000);
+      if (!answer.some((message) => message.chunk?.type === 'error') || attempt >= 10) return chunksOnly(answer);
+    } catch (error) {
+      if (attempt >= 10) throw error;
+    } finally {
+      inbox.close();
+    }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -77,7 +84,7 @@ describe('fault: one NATS server of three killed during NATS turns', () => {
       let chunks = 0;
       for (const [index, before] of seen.entries()) {
         const afterSequence = before.at(-1)!.sequence!;
-        const rest = await replay(stack, alice, client, { conversationKey: `fault-${index}`, afterSequence });
+        const rest = await replay(alice, client, { conversationKey: `fault-${index}`, afterSequence });
         const combined = [...before, ...rest];
         expect(finishStatus(combined)).toBe('completed');
         expect(textOf(combined)).toBe(words(wordsPerTurn));
@@ -86,7 +93,7 @@ describe('fault: one NATS server of three killed during NATS turns', () => {
         expect(sequences).toEqual([...new Set(sequences)].sort((left, right) => left - right));
 
         // The whole turn again, from the start: the same chunks, none lost, none twice.
-        const full = await replay(stack, alice, client, { conversationKey: `fault-${index}`, turnId: combined[0]!.turnId, afterSequence: 0 });
+        const full = await replay(alice, client, { conversationKey: `fault-${index}`, turnId: combined[0]!.turnId, afterSequence: 0 });
         expect(full.map((message) => message.sequence)).toEqual(combined.map((message) => message.sequence));
         expect(textOf(full)).toBe(words(wordsPerTurn));
         chunks += full.length;
