@@ -189,7 +189,7 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
           if (final && sequence === request.afterSequence) break;
           continue;
         }
-        const turnId = message.headers?.get(turnIdHeader) ?? message.subject.slice(message.subject.lastIndexOf('.') + 1);
+        const turnId = message.headers?.get(turnIdHeader) || message.subject.slice(message.subject.lastIndexOf('.') + 1);
         options.send(message.data, chunkHeaders(sequence, turnId));
         lastSequence = sequence;
         if (final) break;
