@@ -1,5 +1,6 @@
 import { headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
-import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { isFinalChunk, type NatsReplayRequest, replayEndHeader, replaySubjectRoot, sequenceHeader, turnIdHeader } from './nats-protocol.js';
 import { conversationReplaySubject, turnReplaySubject } from './nats-subjects.js';
 
@@ -51,24 +52,49 @@ export async function ensureReplayStream(connection: NatsConnection, retention: 
     duplicate_window: nanos(retention.duplicateWindowMilliseconds),
   };
   const clustered = connection.info?.cluster !== undefined && connection.info.cluster !== '';
-  const candidates = clustered ? [clusteredReplicas, 1] : [1];
+  // Right after a cluster starts, JetStream may not know every peer yet and refuse 3 replicas
+  // for a while ("insufficient resources"): keep asking before settling for 1.
+  const deadline = Date.now() + (clustered ? clusterPatienceMilliseconds : 0);
+  for (;;) {
+    const replicas = clustered ? clusteredReplicas : 1;
+    try {
+      return await putReplayStream(manager, config, replicas);
+    } catch (error) {
+      if (!clustered) throw error;
+      if (Date.now() >= deadline) {
+        await putReplayStream(manager, config, 1).catch(() => {
+          throw error;
+        });
+        return 1;
+      }
+      await sleep(500);
+    }
+  }
+}
+
+/** How long a gateway on a cluster keeps asking for 3 replicas. */
+const clusterPatienceMilliseconds = 15_000;
+
+async function putReplayStream(manager: JetStreamManager, config: Partial<StreamConfig>, replicas: number): Promise<number> {
   let exists = true;
   try {
-    await manager.streams.info(replayStreamName);
+    const info = await manager.streams.info(replayStreamName);
+    // A cluster member that asks for fewer replicas than the stream has leaves it as it is.
+    if (replicas === 1 && info.config.num_replicas > 1) return info.config.num_replicas;
   } catch {
     exists = false;
   }
-  let lastError: unknown;
-  for (const replicas of candidates) {
+  if (exists) await manager.streams.update(replayStreamName, { ...config, num_replicas: replicas });
+  else {
     try {
-      if (exists) await manager.streams.update(replayStreamName, { ...config, num_replicas: replicas });
-      else await manager.streams.add({ name: replayStreamName, ...config, num_replicas: replicas });
-      return replicas;
+      await manager.streams.add({ name: replayStreamName, ...config, num_replicas: replicas });
     } catch (error) {
-      lastError = error;
+      // Another replica created it meanwhile: bring it to this configuration instead.
+      if (!/already in use/i.test((error as Error).message)) throw error;
+      await manager.streams.update(replayStreamName, { ...config, num_replicas: replicas });
     }
   }
-  throw lastError;
+  return replicas;
 }
 
 /** Where one turn's chunks go: the client's reply subject, and the turn's replay subject. */
