@@ -8,6 +8,7 @@ import { startMockWorker, type MockWorker } from '../mock-worker/mock-worker.js'
 import { generatedSecretsFileName } from '../server/core/secrets/runtime-secrets.js';
 import { silentLogger } from '../server/core/logger.js';
 import { connectNats } from '../server/nats/nats-connection.js';
+import { natsAuthenticationOf } from '../server/nats/nats-protocol.js';
 import { chatSubject } from '../server/nats/nats-subjects.js';
 import { TestInbox, textOf } from './support/nats-stack.js';
 import { channelSettings, discordHeaders, discordKeys, githubSignature, slackHeaders } from './support/channels-stack.js';
@@ -109,8 +110,8 @@ describe('secret scan after a full scenario', () => {
     await webhook('zalo', '{}', { 'x-bot-api-secret-token': String(channels.zalo.secretToken) });
     // A turn over NATS: the bearer travels in a NATS header. The credentials answer, like the
     // account creation answer, is the one place that shows the account's NATS password.
-    const nats = JSON.parse((await call('GET nats', `${service.accountUrl}/accounts/me/nats`, json(accountSecret), false)).body) as { websocketUrl: string; user: string; password: string; inboxPrefix: string };
-    const connection = await connectNats({ url: nats.websocketUrl, user: nats.user, password: nats.password, inboxPrefix: nats.inboxPrefix, name: 'secret-scan', logger: silentLogger });
+    const nats = JSON.parse((await call('GET nats', `${service.accountUrl}/accounts/me/nats`, json(accountSecret), false)).body) as { websocketUrl: string; user: string; password: string; jwt: string | null; inboxPrefix: string };
+    const connection = await connectNats({ url: nats.websocketUrl, ...natsAuthenticationOf(nats), inboxPrefix: nats.inboxPrefix, name: 'secret-scan', logger: silentLogger });
     const inbox = new TestInbox(connection, nats.inboxPrefix);
     await inbox.request(chatSubject(created.accountId, 'scan'), accountSecret, { conversationKey: 'scan-nats', message: 'hello over nats' });
     const natsChunks = await inbox.untilFinal();

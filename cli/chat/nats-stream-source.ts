@@ -5,6 +5,7 @@ import { connectNats, type NatsConnectionStatus } from '../../server/nats/nats-c
 import {
   authorizationHeader,
   isFinalChunk,
+  natsAuthenticationOf,
   type NatsCredentialsView,
   type NatsReplayRequest,
   replayEndHeader,
@@ -93,8 +94,7 @@ export function createNatsChatSource(options: NatsChatSourceOptions): NatsChatSo
       try {
         connection = await connectNats({
           url,
-          user: credentials.user,
-          password: credentials.password,
+          ...natsAuthenticationOf(credentials),
           inboxPrefix: credentials.inboxPrefix,
           name: 'harness-cli',
           logger: silentLogger,

@@ -6,7 +6,12 @@
  *   `harness.v1.<accountId>.<agentId>.chat`; chunks per second from the first to the last chunk;
  * - gateway publish path (what every chunk goes through: stored in the replay stream, then
  *   sent with its sequence): the same chunks, throughput and per-chunk latency;
- * - raw: the same payloads published on a plain subject, throughput and per-chunk latency.
+ * - raw: the same payloads published on a plain subject, throughput and per-chunk latency;
+ * - the publish path and raw again on a local 3-server cluster, where the chunk stream keeps
+ *   3 replicas (every store is replicated before it is acknowledged).
+ *
+ * Throughput is measured over `publishChunks` chunks (the turn's chunks repeated), so the
+ * pipelined stores reach a steady state; the target for the publish path is 0.3x raw.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,10 +23,12 @@ import type { UIMessageChunk } from 'ai';
 import { startFixtureModel } from '../../fixtures/model-server/fixture-model-server.js';
 import { silentLogger } from '../../server/core/logger.js';
 import { connectNats } from '../../server/nats/nats-connection.js';
+import { startNatsCluster } from '../../server/nats/nats-cluster.js';
 import { startNatsServer } from '../../server/nats/nats-server-process.js';
+import { ensureReplayStream } from '../../server/nats/stream-replay.js';
 import { isFinalChunk } from '../../server/nats/nats-protocol.js';
 import { chatSubject } from '../../server/nats/nats-subjects.js';
-import { ChunkPublisher } from '../../server/nats/stream-replay.js';
+import { ChunkPublisher } from '../../server/nats/chunk-publisher.js';
 import { serve } from '../../server/serve.js';
 
 const modelKey = 'sk-bench-nats-0123456789abcdef';
@@ -41,6 +48,12 @@ export interface NatsBenchResult {
   publishThroughputRatio: number;
   /** Gateway median latency over raw median latency. */
   latencyRatio: number;
+  /** Chunks per throughput measurement of the publish path and raw. */
+  publishChunks: number;
+  /** The same on a 3-server cluster with a 3-replica chunk stream. */
+  clusterPublishChunksPerSecond: number;
+  clusterRawChunksPerSecond: number;
+  clusterPublishThroughputRatio: number;
 }
 
 function percentile(values: number[], fraction: number): number {
@@ -69,12 +82,11 @@ function counter(connection: NatsConnection, subject: string): { arrivals: numbe
   };
 }
 
-export async function runNatsBench(words = 2000, latencySamples = 500): Promise<NatsBenchResult> {
+export async function runNatsBench(words = 2000, latencySamples = 500, publishChunks = 20_000): Promise<NatsBenchResult> {
   const dataDir = await mkdtemp(join(tmpdir(), 'harness-bench-nats-'));
   const model = await startFixtureModel({ apiKey: modelKey });
-  const serviceToken = randomBytes(32).toString('base64url');
-  const natsServer = await startNatsServer({ dataDir: join(dataDir, 'nats-bench'), serviceToken, accounts: [], stageSecret: randomBytes(32).toString('base64url'), logger: silentLogger });
-  const services = await serve({ accountPort: 0, agentPort: 0, dataDir: join(dataDir, 'service'), logger: false, nats: { mode: 'external', url: natsServer.url, transport: 'tcp', ...natsServer.serviceCredentials } });
+  const natsServer = await startNatsServer({ dataDir: join(dataDir, 'nats-bench'), stageSecret: randomBytes(32).toString('base64url'), logger: silentLogger });
+  const services = await serve({ accountPort: 0, agentPort: 0, dataDir: join(dataDir, 'service'), logger: false, nats: { mode: 'external', url: natsServer.url, transport: 'tcp', jwt: natsServer.serviceCredentials.jwt, seed: natsServer.serviceCredentials.seed } });
   const connect = (name: string) => connectNats({ url: natsServer.url, ...natsServer.serviceCredentials, name, logger: silentLogger });
   const client = await connect('bench-client');
   const sender = await connect('bench-sender');
@@ -118,29 +130,37 @@ export async function runNatsBench(words = 2000, latencySamples = 500): Promise<
     const chunkObjects = turn.payloads.map((payload) => JSON.parse(payload) as UIMessageChunk);
 
     // 2. The gateway's publish path with the same chunks, and 3. raw publish/subscribe of the same payloads.
-    const publisher = new ChunkPublisher({ connection: () => sender, ready: () => true, logger: silentLogger });
+    // Whole turns of the recorded chunks (each ending with its finish), back to back.
+    const turnCount = Math.max(1, Math.round(publishChunks / chunks));
+    const repeatedChunks = Array.from({ length: turnCount * chunks }, (_, index) => chunkObjects[index % chunks]!);
+    const repeatedPayloads = repeatedChunks.map((chunk) => JSON.stringify(chunk));
     const target = (turnId: string, replySubject: string) => ({ replySubject, accountId: account.accountId, agentId: 'bench', conversationKey: 'bench-publish', turnId });
-    const gatewayThroughput = async (): Promise<number> => {
-      const subject = createInbox('_INBOX.bench');
-      const received = counter(client, subject);
-      await client.flush();
-      const started = performance.now();
-      const turnId = `turn_bench_${randomBytes(6).toString('hex')}`;
-      for (const chunk of chunkObjects) publisher.publish(target(turnId, subject), chunk);
-      await received.until(chunks);
-      received.unsubscribe();
-      return chunks / ((performance.now() - started) / 1000);
+    const throughputs = (from: NatsConnection, to: NatsConnection) => {
+      const publisher = new ChunkPublisher({ connection: () => from, ready: () => true, logger: silentLogger });
+      const measure = async (send: (subject: string) => void): Promise<number> => {
+        const subject = createInbox('_INBOX.bench');
+        const received = counter(to, subject);
+        await to.flush();
+        const started = performance.now();
+        send(subject);
+        await received.until(repeatedChunks.length);
+        received.unsubscribe();
+        return repeatedChunks.length / ((performance.now() - started) / 1000);
+      };
+      return {
+        publisher,
+        gateway: () =>
+          measure((subject) => {
+            const turnIds = Array.from({ length: turnCount }, () => `turn_bench_${randomBytes(6).toString('hex')}`);
+            repeatedChunks.forEach((chunk, index) => publisher.publish(target(turnIds[Math.floor(index / chunks)]!, subject), chunk));
+          }),
+        raw: () => measure((subject) => repeatedPayloads.forEach((payload) => from.publish(subject, payload))),
+      };
     };
-    const rawThroughput = async (): Promise<number> => {
-      const subject = createInbox('_INBOX.bench');
-      const received = counter(client, subject);
-      await client.flush();
-      const started = performance.now();
-      for (const payload of turn.payloads) sender.publish(subject, payload);
-      await received.until(chunks);
-      received.unsubscribe();
-      return chunks / ((performance.now() - started) / 1000);
-    };
+    const single = throughputs(sender, client);
+    const publisher = single.publisher;
+    const gatewayThroughput = single.gateway;
+    const rawThroughput = single.raw;
     const latency = async (send: (subject: string, index: number) => void): Promise<number[]> => {
       const subject = createInbox('_INBOX.bench');
       const received = counter(client, subject);
@@ -159,6 +179,29 @@ export async function runNatsBench(words = 2000, latencySamples = 500): Promise<
     await rawThroughput();
     const gatewayPublishChunksPerSecond = await gatewayThroughput();
     const rawChunksPerSecond = await rawThroughput();
+
+    // 4. The same on a 3-server cluster (chunk stream on 3 replicas): the sender on one server, the client on another.
+    const clusterFolder = join(dataDir, 'cluster');
+    const cluster = await startNatsCluster({ dataDir: clusterFolder, stageSecret: randomBytes(32).toString('base64url'), logger: silentLogger });
+    let clusterPublishChunksPerSecond = 0;
+    let clusterRawChunksPerSecond = 0;
+    try {
+      const [first, second] = cluster.url.split(',');
+      const clusterSender = await connectNats({ url: first!, ...cluster.serviceCredentials, name: 'bench-cluster-sender', logger: silentLogger });
+      const clusterClient = await connectNats({ url: second!, ...cluster.serviceCredentials, name: 'bench-cluster-client', logger: silentLogger });
+      try {
+        await ensureReplayStream(clusterSender);
+        const clustered = throughputs(clusterSender, clusterClient);
+        await clustered.gateway(); // warm-up
+        await clustered.raw();
+        clusterPublishChunksPerSecond = await clustered.gateway();
+        clusterRawChunksPerSecond = await clustered.raw();
+      } finally {
+        await Promise.allSettled([clusterSender.close(), clusterClient.close()]);
+      }
+    } finally {
+      await cluster.stop();
+    }
     const latencyTurn = `turn_bench_${randomBytes(6).toString('hex')}`;
     const gatewaySamples = await latency((subject, index) => publisher.publish(target(latencyTurn, subject), chunkObjects[index % chunks]!));
     const rawSamples = await latency((subject, index) => sender.publish(subject, turn.payloads[index % chunks]!));
@@ -173,11 +216,17 @@ export async function runNatsBench(words = 2000, latencySamples = 500): Promise<
       turnThroughputRatio: gatewayTurnChunksPerSecond / rawChunksPerSecond,
       publishThroughputRatio: gatewayPublishChunksPerSecond / rawChunksPerSecond,
       latencyRatio: percentile(gatewaySamples, 0.5) / percentile(rawSamples, 0.5),
+      publishChunks: turnCount * chunks,
+      clusterPublishChunksPerSecond,
+      clusterRawChunksPerSecond,
+      clusterPublishThroughputRatio: clusterPublishChunksPerSecond / clusterRawChunksPerSecond,
     };
     console.log(`nats: ${chunks} chunks of ${meanChunkBytes.toFixed(0)} bytes on average (a long: ${words} turn, zero-latency fixture model)`);
     console.log(`  gateway turn:         ${gatewayTurnChunksPerSecond.toFixed(0)} chunks/s (model, AI SDK, turn runner, replay store, publish)`);
     console.log(`  gateway publish path: ${gatewayPublishChunksPerSecond.toFixed(0)} chunks/s, latency p50 ${result.gatewayLatencyMs.p50.toFixed(3)} ms, p99 ${result.gatewayLatencyMs.p99.toFixed(3)} ms`);
     console.log(`  raw publish/subscribe: ${rawChunksPerSecond.toFixed(0)} chunks/s, latency p50 ${result.rawLatencyMs.p50.toFixed(3)} ms, p99 ${result.rawLatencyMs.p99.toFixed(3)} ms`);
+    console.log(`  3-server cluster, chunk stream on 3 replicas: publish path ${clusterPublishChunksPerSecond.toFixed(0)} chunks/s, raw ${clusterRawChunksPerSecond.toFixed(0)} chunks/s, ${result.clusterPublishThroughputRatio.toFixed(3)}x`);
+    console.log(`  (publish path and raw measured over ${turnCount * chunks} chunks each, ${turnCount} turns back to back, to the last finish; target publish path/raw >= 0.3x)`);
     console.log(`  ratios: turn/raw throughput ${result.turnThroughputRatio.toFixed(3)}x, publish path/raw throughput ${result.publishThroughputRatio.toFixed(3)}x, latency p50 gateway/raw ${result.latencyRatio.toFixed(2)}x`);
     return result;
   } finally {

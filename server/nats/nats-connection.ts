@@ -1,5 +1,5 @@
 import { connect } from '@nats-io/transport-node';
-import { wsconnect, type ConnectionOptions, type NatsConnection, type WsConnectionOptions } from '@nats-io/nats-core';
+import { jwtAuthenticator, wsconnect, type ConnectionOptions, type NatsConnection, type WsConnectionOptions } from '@nats-io/nats-core';
 import WebSocket from 'ws';
 import type { Logger } from '../core/logger.js';
 
@@ -10,13 +10,20 @@ export type NatsConnectionStatus = 'connected' | 'disconnected' | 'reconnecting'
 export type NatsTransport = 'tcp' | 'websocket';
 
 export interface ConnectNatsOptions {
-  /** `nats://host:port`, `tls://host:port`, `ws://host:port` or `wss://host:port`. */
+  /**
+   * `nats://host:port`, `tls://host:port`, `ws://host:port` or `wss://host:port`; several
+   * servers of one cluster comma-separated (`nats://a:4222,nats://b:4222`), all of one transport.
+   */
   url: string;
   /** Token authentication (an outside server configured with `authorization { token }`). */
   token?: string;
   /** User and password authentication (the embedded server: `harness-service` or `account-<id>`). */
   user?: string;
   password?: string;
+  /** A user JWT (decentralized authentication), used with `seed` to sign the server's nonce; wins over user and password. */
+  jwt?: string;
+  /** The nkey seed (`SU…`) of the user the JWT names. */
+  seed?: string;
   /** The connection's name, shown in nats-server's logs and monitoring. */
   name: string;
   /** Where request replies arrive; an account user must use `_INBOX.<accountId>`. */
@@ -45,12 +52,27 @@ const webSocketFactory: WebSocketFactory = async (url) => ({
   encrypted: url.toLowerCase().startsWith('wss://'),
 });
 
-/** The transport of a NATS URL; throws on any other scheme. */
-export function natsTransportOf(url: string): NatsTransport {
+/** The servers of a NATS URL list: `nats://a:4222, nats://b:4222` gives both, trimmed. */
+export function natsServerList(url: string): string[] {
+  return url
+    .split(',')
+    .map((server) => server.trim())
+    .filter((server) => server !== '');
+}
+
+function transportOfOne(url: string): NatsTransport {
   const scheme = url.toLowerCase().split('://', 1)[0];
   if (scheme === 'nats' || scheme === 'tls') return 'tcp';
   if (scheme === 'ws' || scheme === 'wss') return 'websocket';
   throw new Error(`NATS_URL must start with nats://, tls://, ws:// or wss:// (got ${JSON.stringify(url)}).`);
+}
+
+/** The transport of a NATS URL (or comma-separated list, which must not mix transports); throws on any other scheme. */
+export function natsTransportOf(url: string): NatsTransport {
+  const transports = new Set(natsServerList(url).map(transportOfOne));
+  if (transports.size === 0) return transportOfOne(url);
+  if (transports.size > 1) throw new Error('NATS_URL lists servers of different transports; use only nats:// (or tls://) URLs, or only ws:// (or wss://) URLs.');
+  return [...transports][0]!;
 }
 
 /** Exponential backoff with jitter: wait, 2x, 4x... up to the maximum, each plus up to half again at random. */
@@ -116,6 +138,13 @@ async function followStatus(connection: NatsConnection, options: ConnectNatsOpti
   }
 }
 
+function authenticationOf(options: ConnectNatsOptions): Partial<ConnectionOptions> {
+  if (options.jwt !== undefined) return { authenticator: jwtAuthenticator(options.jwt, new TextEncoder().encode(options.seed ?? '')) };
+  if (options.user !== undefined) return { user: options.user, pass: options.password ?? '' };
+  if (options.token !== undefined) return { token: options.token };
+  return {};
+}
+
 /**
  * Connects to NATS over the transport the URL's scheme selects. Once connected, the
  * client reconnects forever with backoff and jitter (`maxReconnectAttempts: -1`) and
@@ -129,16 +158,15 @@ export async function connectNats(options: ConnectNatsOptions): Promise<NatsConn
   const maximum = options.maxReconnectWaitMilliseconds ?? 10_000;
   const backoff = new ReconnectBackoff(base, maximum);
   const connectionOptions: ConnectionOptions = {
-    servers: options.url,
+    servers: natsServerList(options.url),
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: base,
     reconnectDelayHandler: () => backoff.delay(),
     timeout: options.timeoutMilliseconds ?? 5_000,
     ...(options.inboxPrefix === undefined ? {} : { inboxPrefix: options.inboxPrefix }),
-    ...(options.user === undefined ? {} : { user: options.user, pass: options.password ?? '' }),
-    ...(options.token === undefined || options.user !== undefined ? {} : { token: options.token }),
-    ...(options.url.toLowerCase().startsWith('tls://') ? { tls: {} } : {}),
+    ...authenticationOf(options),
+    ...(natsServerList(options.url).some((server) => server.toLowerCase().startsWith('tls://')) ? { tls: {} } : {}),
   };
   const connection =
     transport === 'websocket'

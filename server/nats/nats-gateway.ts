@@ -15,7 +15,8 @@ import { isAccountInbox } from './account-nats-credentials.js';
 import type { NatsLink, NatsLinkState } from './nats-link.js';
 import { authorizationHeader } from './nats-protocol.js';
 import { chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
-import { ChunkPublisher, defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
+import { ChunkPublisher } from './chunk-publisher.js';
+import { defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
 
 /** What a NATS turn stores in its dispatch rows' delivery metadata, for the continuation. */
 export interface NatsReplyTarget {
@@ -46,6 +47,8 @@ export interface NatsGateway {
 }
 
 const closeWaitMilliseconds = 5_000;
+/** How often a replay that failed before sending anything is tried. */
+const replayAttempts = 3;
 
 function bearerOf(message: Msg): string | undefined {
   const header = message.headers?.get(authorizationHeader) ?? '';
@@ -86,7 +89,13 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   const subscriptions: Subscription[] = [];
   const replays = new Set<AbortController>();
   const running = new Set<Promise<void>>();
-  const publisher = new ChunkPublisher({ connection: () => link.current(), ready: () => readyOn !== undefined && readyOn === link.current(), logger });
+  let storedOn: NatsConnection | undefined;
+  const publisher = new ChunkPublisher({
+    connection: () => link.current(),
+    ready: () => readyOn !== undefined && readyOn === link.current(),
+    stored: () => storedOn !== undefined && storedOn === link.current(),
+    logger,
+  });
 
   function track(work: Promise<void>): void {
     running.add(work);
@@ -153,14 +162,30 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     }
     const abort = new AbortController();
     replays.add(abort);
-    try {
-      await serveReplay({
+    let sent = 0;
+    const serve = () =>
+      serveReplay({
         connection,
         request: { accountId: subject.accountId, agentId: subject.agentId, ...body },
-        send: (data, headers) => connection.publish(replySubject, data, { headers }),
+        send: (data, headers) => {
+          sent += 1;
+          connection.publish(replySubject, data, { headers });
+        },
         idleTimeoutMilliseconds: options.replayIdleTimeoutMilliseconds ?? 5 * 60 * 1000,
         signal: abort.signal,
       });
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await serve();
+          break;
+        } catch (error) {
+          // Right after a NATS server is lost, JetStream may time out while its leaders move;
+          // a replay that has sent nothing yet is simply asked again.
+          if (sent > 0 || attempt >= replayAttempts || abort.signal.aborted) throw error;
+          log('info', { accountId: subject.accountId, attempt, error: (error as Error).message }, 'a replay failed before sending anything; trying again');
+        }
+      }
     } catch (error) {
       log('warn', { accountId: subject.accountId, error: (error as Error).message }, 'a replay failed');
       refuse(replySubject, error);
@@ -190,8 +215,12 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   async function subscribe(connection: NatsConnection): Promise<void> {
     if (closed) return;
     // Without JetStream (an outside server that lacks it) the gateway still answers; only replay is lost.
-    await ensureReplayStream(connection, options.retention ?? defaultReplayRetention).catch((error: unknown) =>
-      log('warn', { error: (error as Error).message }, 'could not create the replay stream; chunks are sent without replay'),
+    await ensureReplayStream(connection, options.retention ?? defaultReplayRetention).then(
+      (replicas) => {
+        storedOn = connection;
+        log('info', { replicas }, 'the replay stream is ready');
+      },
+      (error: unknown) => log('warn', { error: (error as Error).message }, 'could not create the replay stream; chunks are sent without replay'),
     );
     for (const wildcard of [chatRequestWildcard, replayRequestWildcard]) {
       subscriptions.push(connection.subscribe(wildcard, { queue: gatewayQueueGroup, callback: (error, message) => (error ? log('warn', { error: error.message }, 'gateway subscription error') : handle(message)) }));

@@ -4,10 +4,10 @@ import { silentLogger } from '../core/logger.js';
 import { findFreeTcpPort } from './free-tcp-port.js';
 import { connectNats } from './nats-connection.js';
 import { createDisabledNatsLink, createNatsLink, type NatsLink, type NatsLinkState } from './nats-link.js';
+import { createNatsAuthority } from './nats-authority.js';
 import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
 import { makeTemporaryDataDir, randomSecret } from './test-support/nats-test-support.js';
 
-const serviceToken = randomSecret();
 const stageSecret = randomSecret();
 const eventually = { timeout: 15_000, interval: 20 };
 
@@ -27,12 +27,14 @@ describe('NatsLink', () => {
       const websocketPort = await findFreeTcpPort();
       const url = transport === 'tcp' ? `nats://127.0.0.1:${port}` : `ws://127.0.0.1:${websocketPort}`;
       const start = (): Promise<EmbeddedNatsServer> =>
-        startNatsServer({ dataDir: dataDir.path, port, websocketPort, serviceToken, accounts: [], stageSecret, logger: silentLogger });
+        startNatsServer({ dataDir: dataDir.path, port, websocketPort, stageSecret, logger: silentLogger });
 
+      // The keys are derived from the stage secret, so the service's credentials exist before the server does.
+      const service = await (await createNatsAuthority(stageSecret)).issueUser('harness-service');
       const link: NatsLink = createNatsLink({
         url,
-        user: 'harness-service',
-        password: serviceToken,
+        jwt: service.jwt,
+        seed: service.seed,
         name: `link-${transport}`,
         logger: silentLogger,
         reconnectWaitMilliseconds: 50,

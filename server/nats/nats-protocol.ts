@@ -40,8 +40,18 @@ export interface NatsCredentialsView {
   url: string | null;
   /** The WebSocket URL (`ws://`), what a browser (and `harness chat --transport nats`) uses. */
   websocketUrl: string | null;
+  /** `account-<accountId>`. */
   user: string;
+  /**
+   * The secret half of the credentials. With `jwt` (the servers the service runs itself,
+   * decentralized authentication): the user's nkey seed, which signs the server's nonce.
+   * Without (an operator's own server): the password of user `user`.
+   */
   password: string;
+  /** The user JWT, signed by the service's account key; null when the server uses passwords. */
+  jwt: string | null;
+  /** `jwt` and the seed as a standard `.creds` file (for `nats --creds`); null without `jwt`. */
+  creds: string | null;
   /** Pass as the client's `inboxPrefix`: the account may only subscribe below it. */
   inboxPrefix: string;
   /** `harness.v1.<accountId>.{agentId}.chat`: replace `{agentId}`. */
@@ -50,6 +60,11 @@ export interface NatsCredentialsView {
   replaySubject: string;
   /** `_INBOX.<accountId>.>`: where replies must go. */
   replySubject: string;
+}
+
+/** How a client authenticates with a credentials view: a JWT and its seed, or user and password. */
+export function natsAuthenticationOf(view: Pick<NatsCredentialsView, 'user' | 'password' | 'jwt'>): { jwt: string; seed: string } | { user: string; password: string } {
+  return view.jwt === null ? { user: view.user, password: view.password } : { jwt: view.jwt, seed: view.password };
 }
 
 /** The body of a replay request: the chunks of a conversation after `afterSequence` (0: all that are kept). */

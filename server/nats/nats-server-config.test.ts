@@ -1,21 +1,23 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import bcrypt from 'bcryptjs';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNatsAuthority, type NatsAuthority } from './nats-authority.js';
 import { findNatsServerBinary } from './nats-server-binary.js';
 import { accountNatsPermissions, renderNatsServerConfig, type NatsServerConfigInput } from './nats-server-config.js';
-import { makeTemporaryDataDir } from './test-support/nats-test-support.js';
+import { makeTemporaryDataDir, randomSecret } from './test-support/nats-test-support.js';
 
-const hash = bcrypt.hashSync('not-the-real-password', 4);
+let authority: NatsAuthority;
+beforeAll(async () => {
+  authority = await createNatsAuthority(randomSecret());
+});
 
 function input(overrides: Partial<NatsServerConfigInput> = {}): NatsServerConfigInput {
   return {
     port: 14222,
     websocketPort: 14280,
     dataDir: '/var/lib/harness/local',
-    serviceUser: { user: 'harness-service', passwordHash: hash },
-    accountUsers: [{ accountId: 'acc_1', user: 'account-acc_1', passwordHash: hash }],
+    authority,
     ...overrides,
   };
 }
@@ -32,35 +34,35 @@ describe('renderNatsServerConfig', () => {
     expect(config).not.toMatch(/0\.0\.0\.0/);
   });
 
-  it('gives the service user every permission and each account only its own subjects and inbox', () => {
+  it('uses decentralized JWT authentication: the operator and the preloaded accounts, no user and no secret', () => {
     const config = renderNatsServerConfig(input());
-    expect(config).toMatch(/\{ user: "harness-service", password: "\$2[ab]\$04\$[^"]+" \}/);
-    expect(config).toContain('publish: { allow: ["harness.v1.acc_1.>"]');
-    expect(config).toContain('subscribe: { allow: ["_INBOX.acc_1.>"]');
-    expect(config).not.toContain('allow_responses');
+    expect(config).toContain(`operator: "${authority.operatorJwt}"`);
+    expect(config).toContain(`system_account: "${authority.systemAccountPublicKey}"`);
+    expect(config).toContain('resolver: MEMORY');
+    expect(config).toContain(`${authority.accountPublicKey}: "${authority.accountJwts[authority.accountPublicKey]}"`);
+    expect(config).not.toMatch(/users|password|token|"S[OAU][A-Z2-7]{20,}/);
     expect(accountNatsPermissions('acc_1')).toEqual({
       publish: { allow: ['harness.v1.acc_1.>'], deny: ['$JS.>', '$KV.>', '$O.>', '$SYS.>'] },
       subscribe: { allow: ['_INBOX.acc_1.>'], deny: ['$JS.>', '$KV.>', '$O.>', '$SYS.>'] },
     });
   });
 
-  it('refuses a password that is not a bcrypt hash', () => {
-    expect(() => renderNatsServerConfig(input({ serviceUser: { user: 'harness-service', passwordHash: 'plaintext' } }))).toThrow(/bcrypt hash/);
-    expect(() =>
-      renderNatsServerConfig(input({ accountUsers: [{ accountId: 'acc_1', user: 'account-acc_1', passwordHash: 'plaintext' }] })),
-    ).toThrow(/bcrypt hash/);
-  });
-
-  it('refuses account ids that are not a single subject token, and ports out of range', () => {
-    for (const accountId of ['acc.1', 'acc_*', '>', '', 'a b']) {
-      expect(() => renderNatsServerConfig(input({ accountUsers: [{ accountId, user: 'x', passwordHash: hash }] }))).toThrow(/accountId/);
-    }
+  it('refuses a seed in place of a public key, and ports out of range', () => {
+    expect(() => renderNatsServerConfig(input({ authority: { ...authority, systemAccountPublicKey: 'SAAGNJOZTRPYYXG2NJX3ZNGXYUSDYX2BWO447W3SHG6XQ7U66RWHQ3JUXM' } }))).toThrow(/public nkeys/);
     expect(() => renderNatsServerConfig(input({ websocketPort: 0 }))).toThrow(/websocketPort/);
+    for (const accountId of ['acc.1', 'acc_*', '>', '', 'a b']) expect(() => accountNatsPermissions(accountId)).toThrow(/accountId/);
   });
 
   it('escapes a data folder with quotes and backslashes', () => {
     const config = renderNatsServerConfig(input({ dataDir: '/tmp/we"ird\\folder' }));
     expect(config).toContain('store_dir: "/tmp/we\\"ird\\\\folder/nats/jetstream"');
+  });
+
+  it('adds a server name, its own store and the routes of a local cluster', () => {
+    const config = renderNatsServerConfig(input({ serverName: 'harness-1', storeDir: '/tmp/n1/js', cluster: { name: 'harness', port: 16222, routes: ['nats-route://127.0.0.1:16222', 'nats-route://127.0.0.1:16223'] } }));
+    expect(config).toContain('server_name: "harness-1"');
+    expect(config).toContain('store_dir: "/tmp/n1/js"');
+    expect(config).toMatch(/cluster \{\s+name: "harness"\s+listen: "127\.0\.0\.1:16222"\s+routes: \["nats-route:\/\/127\.0\.0\.1:16222", "nats-route:\/\/127\.0\.0\.1:16223"\]\s+\}/);
   });
 });
 
@@ -82,8 +84,12 @@ describe('the real nats-server binary', () => {
     return { exitCode: result.exitCode, output: result.all ?? '' };
   }
 
-  it('accepts the generated configuration', async () => {
+  it('accepts the generated configuration, alone and as a cluster member', async () => {
     const result = await check(renderNatsServerConfig(input({ dataDir: folder.path })));
+    expect(result.output).toMatch(/is valid/);
+    expect(result.exitCode).toBe(0);
+    const clustered = await check(renderNatsServerConfig(input({ dataDir: folder.path, serverName: 'n1', cluster: { name: 'c', port: 16222, routes: ['nats-route://127.0.0.1:16223'] } })));
+    expect(clustered.output).toMatch(/is valid/);
     expect(result.output).toMatch(/is valid/);
     expect(result.exitCode).toBe(0);
   });

@@ -1,22 +1,28 @@
 import { join } from 'node:path';
 import { accountInboxPrefix, accountSubjectPrefix } from './account-nats-credentials.js';
 
-/** The user the service itself connects as; its password is the service token (`NATS_TOKEN` or a generated one). */
+/** The name of the user the service itself connects as (a user of the harness account with every permission). */
 export const serviceNatsUser = 'harness-service';
 
 /** Subjects no account may touch even if its allow lists were widened by mistake: JetStream, KV, object store, system. */
 export const reservedSubjects = ['$JS.>', '$KV.>', '$O.>', '$SYS.>'];
 
-/** A NATS user as it appears in the config: a name and a bcrypt hash, never the password. */
-export interface HashedNatsUser {
-  user: string;
-  /** A bcrypt hash (`$2a$`/`$2b$`); nats-server 2.9 compares it to the password a client sends. */
-  passwordHash: string;
+/** The decentralized-authentication part of the config: the operator and the preloaded account JWTs (all public). */
+export interface NatsOperatorConfig {
+  operatorJwt: string;
+  systemAccountPublicKey: string;
+  /** Account public key -> account JWT, preloaded into the in-memory resolver. */
+  accountJwts: Record<string, string>;
 }
 
-/** A per-account user: who it is, plus whose subjects it may use. */
-export interface HashedAccountNatsUser extends HashedNatsUser {
-  accountId: string;
+/** One server of a local cluster: its name, its route port, and the route URLs of the others. */
+export interface NatsClusterConfig {
+  /** The cluster's name, the same on every server. */
+  name: string;
+  /** The route port, bound on 127.0.0.1. */
+  port: number;
+  /** `nats-route://127.0.0.1:<port>` of every server (its own is ignored by nats-server). */
+  routes: string[];
 }
 
 /** The publish and subscribe permissions of a NATS user, as nats-server spells them. */
@@ -30,10 +36,14 @@ export interface NatsServerConfigInput {
   port: number;
   /** WebSocket port, bound on 127.0.0.1 only, without TLS (loopback; put a TLS proxy in front for anything else). */
   websocketPort: number;
-  /** The service's data folder; JetStream keeps its store in `<dataDir>/nats/jetstream`. */
+  /** The service's data folder; JetStream keeps its store in `<dataDir>/nats/jetstream` unless `storeDir` says otherwise. */
   dataDir: string;
-  serviceUser: HashedNatsUser;
-  accountUsers: HashedAccountNatsUser[];
+  /** JetStream's folder; default `jetStreamStoreDir(dataDir)`. Each server of a cluster needs its own. */
+  storeDir?: string;
+  /** The server's name (required by clustered JetStream, unique in the cluster). */
+  serverName?: string;
+  cluster?: NatsClusterConfig;
+  authority: NatsOperatorConfig;
   /** Upper bound of JetStream memory storage; default 64 MiB. */
   jetStreamMaxMemoryBytes?: number;
   /** Upper bound of JetStream file storage; default 1 GiB. */
@@ -42,8 +52,6 @@ export interface NatsServerConfigInput {
 
 export const defaultJetStreamMaxMemoryBytes = 64 * 1024 * 1024;
 export const defaultJetStreamMaxFileBytes = 1024 * 1024 * 1024;
-
-const bcryptHashPattern = /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 
 /** Where JetStream keeps its files under a data folder. */
 export function jetStreamStoreDir(dataDir: string): string {
@@ -68,52 +76,47 @@ function quoted(value: string): string {
   return JSON.stringify(value);
 }
 
-function list(values: string[]): string {
-  return `[${values.map(quoted).join(', ')}]`;
-}
-
-function assertHashed(user: HashedNatsUser): void {
-  if (!bcryptHashPattern.test(user.passwordHash)) {
-    throw new Error(`The NATS password of user ${user.user} must be a bcrypt hash: the config file never holds a plaintext password.`);
-  }
-}
-
 function assertPort(name: string, port: number): void {
   if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`${name} must be a port from 1 to 65535 (got ${port}).`);
 }
 
-function renderAccountUser(account: HashedAccountNatsUser): string {
-  const permissions = accountNatsPermissions(account.accountId);
+const publicKeyPattern = /^[AO][A-Z2-7]{55}$/;
+const jwtPattern = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+function assertAuthority(authority: NatsOperatorConfig): void {
+  const keys = [authority.systemAccountPublicKey, ...Object.keys(authority.accountJwts)];
+  if (!keys.every((key) => publicKeyPattern.test(key))) throw new Error('NATS account keys must be public nkeys: the config file never holds a seed.');
+  if (![authority.operatorJwt, ...Object.values(authority.accountJwts)].every((jwt) => jwtPattern.test(jwt))) throw new Error('NATS operator and account claims must be JWTs.');
+}
+
+function renderCluster(cluster: NatsClusterConfig): string[] {
+  assertPort('cluster.port', cluster.port);
   return [
-    `    {`,
-    `      user: ${quoted(account.user)}`,
-    `      password: ${quoted(account.passwordHash)}`,
-    `      permissions: {`,
-    `        publish: { allow: ${list(permissions.publish.allow)}, deny: ${list(permissions.publish.deny)} }`,
-    `        subscribe: { allow: ${list(permissions.subscribe.allow)}, deny: ${list(permissions.subscribe.deny)} }`,
-    `      }`,
-    `    }`,
-  ].join('\n');
+    'cluster {',
+    `  name: ${quoted(cluster.name)}`,
+    `  listen: ${quoted(`127.0.0.1:${cluster.port}`)}`,
+    `  routes: [${cluster.routes.map(quoted).join(', ')}]`,
+    '}',
+    '',
+  ];
 }
 
 /**
- * Renders a nats-server 2.9 configuration: loopback listeners (client and WebSocket), no
- * HTTP monitoring, bounded JetStream in the data folder, and one user for the service
- * plus one per account. nats-server refuses a `token` beside a `users` list ("Can not have
- * a token and a users array"), so the service's token is the password of `harness-service`.
+ * Renders a nats-server 2.9 configuration: loopback listeners (client, WebSocket, routes of a
+ * local cluster), no HTTP monitoring, bounded JetStream, and decentralized JWT authentication:
+ * the operator JWT and the account JWTs preloaded into the in-memory resolver. Users are not
+ * listed: each presents a JWT signed by the harness account key, so creating an account never
+ * rewrites or reloads this file. The file holds no secret (JWTs and public keys only).
  */
 export function renderNatsServerConfig(input: NatsServerConfigInput): string {
   assertPort('port', input.port);
   assertPort('websocketPort', input.websocketPort);
-  assertHashed(input.serviceUser);
-  input.accountUsers.forEach(assertHashed);
-  const users = [
-    `    { user: ${quoted(input.serviceUser.user)}, password: ${quoted(input.serviceUser.passwordHash)} }`,
-    ...input.accountUsers.map(renderAccountUser),
-  ];
+  assertAuthority(input.authority);
+  const preload = Object.entries(input.authority.accountJwts).map(([key, jwt]) => `  ${key}: ${quoted(jwt)}`);
   return [
-    '# Generated by harness (server/nats/nats-server-config.ts). Rewritten on every start and',
-    '# whenever accounts change: edits are lost. Passwords are bcrypt hashes.',
+    '# Generated by harness (server/nats/nats-server-config.ts) at every start: edits are lost.',
+    '# Decentralized JWT authentication: public keys and JWTs only, no secret.',
+    ...(input.serverName === undefined ? [] : [`server_name: ${quoted(input.serverName)}`]),
     `listen: ${quoted(`127.0.0.1:${input.port}`)}`,
     '',
     'websocket {',
@@ -121,16 +124,18 @@ export function renderNatsServerConfig(input: NatsServerConfigInput): string {
     '  no_tls: true',
     '}',
     '',
+    ...(input.cluster === undefined ? [] : renderCluster(input.cluster)),
     'jetstream {',
-    `  store_dir: ${quoted(jetStreamStoreDir(input.dataDir))}`,
+    `  store_dir: ${quoted(input.storeDir ?? jetStreamStoreDir(input.dataDir))}`,
     `  max_memory_store: ${input.jetStreamMaxMemoryBytes ?? defaultJetStreamMaxMemoryBytes}`,
     `  max_file_store: ${input.jetStreamMaxFileBytes ?? defaultJetStreamMaxFileBytes}`,
     '}',
     '',
-    'authorization {',
-    '  users: [',
-    users.join('\n'),
-    '  ]',
+    `operator: ${quoted(input.authority.operatorJwt)}`,
+    `system_account: ${quoted(input.authority.systemAccountPublicKey)}`,
+    'resolver: MEMORY',
+    'resolver_preload: {',
+    ...preload,
     '}',
     '',
   ].join('\n');

@@ -5,6 +5,7 @@ import type { Msg, NatsConnection } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/logger.js';
 import { accountNatsCredentials } from './account-nats-credentials.js';
+import { issueAccountUser } from './nats-authority.js';
 import { connectNats } from './nats-connection.js';
 import { NatsServerStartError, startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
 import { makeTemporaryDataDir, nextServerError, randomSecret } from './test-support/nats-test-support.js';
@@ -28,10 +29,11 @@ describe('the embedded nats-server', () => {
 
   async function connectAccount(accountId: string, url = server.url): Promise<NatsConnection> {
     const credentials = accountNatsCredentials(stageSecret, accountId);
+    const user = await issueAccountUser(server.authority, accountId);
     const connection = await connectNats({
       url,
-      user: credentials.user,
-      password: credentials.password,
+      jwt: user.jwt,
+      seed: user.seed,
       inboxPrefix: credentials.inboxPrefix,
       name: `test-${accountId}`,
       logger: silentLogger,
@@ -42,7 +44,7 @@ describe('the embedded nats-server', () => {
 
   beforeAll(async () => {
     dataDir = await makeTemporaryDataDir();
-    server = await startNatsServer({ dataDir: dataDir.path, serviceToken, accounts: [accountA, accountB], stageSecret, logger: silentLogger });
+    server = await startNatsServer({ dataDir: dataDir.path, stageSecret, logger: silentLogger });
   });
 
   afterAll(async () => {
@@ -157,38 +159,39 @@ describe('the embedded nats-server', () => {
     expect(accountInfo.streams).toBe(1);
   });
 
-  it('writes a 0600 config file without any plaintext password', async () => {
+  it('writes a 0600 config file that holds no secret and no account', async () => {
     const config = await readFile(server.configPath, 'utf8');
     expect((await stat(server.configPath)).mode & 0o777).toBe(0o600);
     expect(config).not.toContain(serviceToken);
-    for (const accountId of [accountA, accountB]) {
-      const credentials = accountNatsCredentials(stageSecret, accountId);
-      expect(config).toContain(credentials.user);
-      expect(config).not.toContain(credentials.password);
-    }
-    expect(config).toMatch(/password: "\$2[ab]\$08\$/);
+    expect(config).not.toContain(server.serviceCredentials.seed);
+    expect(config).not.toMatch(/"S[OAU][A-Z2-7]{50,}"/);
+    for (const accountId of [accountA, accountB]) expect(config).not.toContain(accountId);
+    expect(config).toMatch(/^operator: "ey/m);
+    expect(config).toContain('resolver: MEMORY');
     expect(config).not.toMatch(/^\s*http/m);
   });
 
-  it('adds and removes account users with setAccounts, reloading the running server', async () => {
-    const before = server.pid;
-    await expect(connectAccount(accountC)).rejects.toThrow(/Authorization Violation/);
-    await server.setAccounts([accountA, accountB, accountC]);
-    expect(server.accounts()).toEqual([accountA, accountB, accountC]);
+  it('lets an account that did not exist at start connect, without rewriting or reloading the server', async () => {
+    const before = { pid: server.pid, config: await readFile(server.configPath, 'utf8'), modified: (await stat(server.configPath)).mtimeMs };
     const accountCConnection = await connectAccount(accountC);
     expect(accountCConnection.isClosed()).toBe(false);
-    await server.setAccounts([accountA, accountB]);
-    await accountCConnection.closed();
-    await expect(connectAccount(accountC)).rejects.toThrow(/Authorization Violation/);
-    expect(server.pid).toBe(before);
-    const config = await readFile(server.configPath, 'utf8');
-    expect(config).not.toContain(accountC);
-    expect((await stat(server.configPath)).mode & 0o777).toBe(0o600);
+    const violation = nextServerError(accountCConnection);
+    accountCConnection.subscribe(`_INBOX.${accountA}.>`);
+    expect(await violation).toMatch(/Permissions Violation for Subscription/);
+    expect(server.pid).toBe(before.pid);
+    expect(await readFile(server.configPath, 'utf8')).toBe(before.config);
+    expect((await stat(server.configPath)).mtimeMs).toBe(before.modified);
+  });
+
+  it('refuses a user JWT signed by another key, and a password', async () => {
+    const stranger = await (await import('./nats-authority.js')).createNatsAuthority(randomSecret());
+    const user = await issueAccountUser(stranger, accountA);
+    await expect(connectNats({ url: server.url, jwt: user.jwt, seed: user.seed, name: 'stranger', logger: silentLogger })).rejects.toThrow(/Authorization Violation/);
+    await expect(connectNats({ url: server.url, user: `account-${accountA}`, password: accountNatsCredentials(stageSecret, accountA).password, name: 'password', logger: silentLogger })).rejects.toThrow(/Authorization Violation/);
   });
 
   it('rejects an account id that could widen a subject permission', async () => {
-    await expect(server.setAccounts(['acc.>'])).rejects.toThrow(/accountId must be/);
-    expect(server.accounts()).toEqual([accountA, accountB]);
+    await expect(issueAccountUser(server.authority, 'acc.>')).rejects.toThrow(/accountId must be/);
   });
 });
 
@@ -196,7 +199,7 @@ describe('starting and stopping', () => {
   it('kills the child on stop', async () => {
     const dataDir = await makeTemporaryDataDir();
     try {
-      const server = await startNatsServer({ dataDir: dataDir.path, serviceToken, accounts: [], stageSecret, logger: silentLogger });
+      const server = await startNatsServer({ dataDir: dataDir.path, stageSecret, logger: silentLogger });
       await server.stop();
       expect(() => process.kill(server.pid, 0)).toThrow();
       await server.stop();
@@ -208,8 +211,8 @@ describe('starting and stopping', () => {
   it('stops a nats-server left running on the same data folder by an earlier service', async () => {
     const dataDir = await makeTemporaryDataDir();
     try {
-      const leftover = await startNatsServer({ dataDir: dataDir.path, serviceToken, accounts: [], stageSecret, logger: silentLogger });
-      const replacement = await startNatsServer({ dataDir: dataDir.path, serviceToken, accounts: [], stageSecret, logger: silentLogger });
+      const leftover = await startNatsServer({ dataDir: dataDir.path, stageSecret, logger: silentLogger });
+      const replacement = await startNatsServer({ dataDir: dataDir.path, stageSecret, logger: silentLogger });
       expect(() => process.kill(leftover.pid, 0)).toThrow();
       await replacement.stop();
       await leftover.stop();
@@ -222,7 +225,7 @@ describe('starting and stopping', () => {
     const dataDir = await makeTemporaryDataDir();
     try {
       await expect(
-        startNatsServer({ dataDir: dataDir.path, searchFolders: [dataDir.path], serviceToken, accounts: [], stageSecret, logger: silentLogger }),
+        startNatsServer({ dataDir: dataDir.path, searchFolders: [dataDir.path], stageSecret, logger: silentLogger }),
       ).rejects.toThrow('apt-get install -y nats-server');
     } finally {
       await dataDir.remove();
@@ -236,7 +239,7 @@ describe('starting and stopping', () => {
     const address = blocker.address();
     const takenPort = typeof address === 'object' && address !== null ? address.port : 0;
     try {
-      const starting = startNatsServer({ dataDir: dataDir.path, port: takenPort, serviceToken, accounts: [], stageSecret, logger: silentLogger });
+      const starting = startNatsServer({ dataDir: dataDir.path, port: takenPort, stageSecret, logger: silentLogger });
       await expect(starting).rejects.toThrow(NatsServerStartError);
       await expect(starting).rejects.toThrow(/nats-server said:[\s\S]*address already in use/);
     } finally {

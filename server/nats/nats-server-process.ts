@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../core/logger.js';
 import { writeFileDurably } from '../core/storage/durable-file.js';
-import { accountNatsCredentials } from './account-nats-credentials.js';
 import { acceptsTcpConnections, findFreeTcpPort } from './free-tcp-port.js';
+import { createNatsAuthority, type NatsAuthority } from './nats-authority.js';
 import { findNatsServerBinary } from './nats-server-binary.js';
-import { renderNatsServerConfig, serviceNatsUser } from './nats-server-config.js';
+import { renderNatsServerConfig, serviceNatsUser, type NatsClusterConfig } from './nats-server-config.js';
 import { NatsServerLog } from './nats-server-log.js';
-import { NatsPasswordHasher } from './nats-password-hasher.js';
 
 export interface StartNatsServerOptions {
   /** The service's data folder; the server's files go to `<dataDir>/nats/`. */
@@ -18,12 +17,12 @@ export interface StartNatsServerOptions {
   port?: number;
   /** WebSocket port on 127.0.0.1; default a free port (nats-server does not accept 0 here). */
   websocketPort?: number;
-  /** The service's password as user `harness-service` (`NATS_TOKEN`, or a generated secret). */
-  serviceToken: string;
-  /** The accounts that get a NATS user now; change later with `setAccounts`. */
-  accounts: string[];
-  /** The secret account passwords are derived from (see `accountNatsCredentials`). */
+  /** The secret the operator and account keys are derived from (see `createNatsAuthority`). */
   stageSecret: string;
+  /** The server's name; default `nats-server`. Its config, pid file and (in a cluster) JetStream store are named after it. */
+  serverName?: string;
+  /** Routes to the other servers of a local cluster (see `startNatsCluster`). */
+  cluster?: NatsClusterConfig;
   logger: Logger;
   /** The `nats-server` executable; default the first one `findNatsServerBinary` finds. */
   binaryPath?: string;
@@ -35,10 +34,11 @@ export interface StartNatsServerOptions {
   timeoutMilliseconds?: number;
 }
 
-/** How the service itself authenticates: user `harness-service`, password = the service token. */
+/** How the service itself authenticates: a `harness-service` user JWT with every permission, and its nkey seed. */
 export interface NatsServiceCredentials {
   user: string;
-  password: string;
+  jwt: string;
+  seed: string;
 }
 
 /** A running nats-server child owned by the service. */
@@ -52,16 +52,12 @@ export interface EmbeddedNatsServer {
   pid: number;
   configPath: string;
   serviceCredentials: NatsServiceCredentials;
-  /** The accounts the running configuration has users for. */
-  accounts(): string[];
-  /**
-   * Rewrites the config (atomically, mode 0600) for exactly these accounts and reloads the
-   * server; resolves once nats-server has logged that the reload took effect. Users that
-   * were removed are disconnected by the server. Calls run one after another.
-   */
-  setAccounts(accountIds: string[]): Promise<void>;
+  /** Signs users of the harness account (the service's credentials route uses the same keys). */
+  authority: NatsAuthority;
   /** Stops the server (SIGTERM, then SIGKILL after the timeout); safe to call twice. */
   stop(): Promise<void>;
+  /** Kills the server at once (SIGKILL), as a crash would: fault tests. */
+  kill(): Promise<void>;
 }
 
 /** nats-server did not start, or did not reload; the message carries its last log lines. */
@@ -171,7 +167,7 @@ async function stopChild(running: RunningChild, timeoutMilliseconds: number): Pr
   }
 }
 
-async function pickPorts(options: StartNatsServerOptions): Promise<{ port: number; websocketPort: number }> {
+async function pickPorts(options: Pick<StartNatsServerOptions, 'port' | 'websocketPort'>): Promise<{ port: number; websocketPort: number }> {
   const port = options.port ?? (await findFreeTcpPort());
   let websocketPort = options.websocketPort ?? (await findFreeTcpPort());
   while (websocketPort === port) websocketPort = await findFreeTcpPort();
@@ -184,31 +180,25 @@ async function pickPorts(options: StartNatsServerOptions): Promise<{ port: numbe
  * when the service process exits, so it does not outlive the service.
  */
 export async function startNatsServer(options: StartNatsServerOptions): Promise<EmbeddedNatsServer> {
-  if (options.serviceToken === '') throw new Error('The NATS service token must not be empty.');
   const timeoutMilliseconds = options.timeoutMilliseconds ?? defaultTimeoutMilliseconds;
   const binaryPath = options.binaryPath ?? (await findNatsServerBinary(options.searchFolders));
+  const authority = await createNatsAuthority(options.stageSecret);
   const natsFolder = join(options.dataDir, 'nats');
   await mkdir(natsFolder, { recursive: true, mode: 0o700 });
-  const configPath = join(natsFolder, 'nats-server.conf');
-  const pidPath = join(natsFolder, 'nats-server.pid');
+  const serverName = options.serverName ?? 'nats-server';
+  const configPath = join(natsFolder, `${serverName}.conf`);
+  const pidPath = join(natsFolder, `${serverName}.pid`);
   await stopLeftoverServer(pidPath, configPath, options.logger);
+  const service = await authority.issueUser(serviceNatsUser);
+  const serviceCredentials: NatsServiceCredentials = { user: serviceNatsUser, jwt: service.jwt, seed: service.seed };
 
-  const hasher = new NatsPasswordHasher();
-  const serviceCredentials: NatsServiceCredentials = { user: serviceNatsUser, password: options.serviceToken };
-  let currentAccounts = [...new Set(options.accounts)];
-
-  async function writeConfig(ports: { port: number; websocketPort: number }, accountIds: string[]): Promise<void> {
-    const accountUsers = await Promise.all(
-      accountIds.map(async (accountId) => {
-        const credentials = accountNatsCredentials(options.stageSecret, accountId);
-        return { accountId, user: credentials.user, passwordHash: await hasher.hash(credentials.user, credentials.password) };
-      }),
-    );
+  async function writeConfig(ports: { port: number; websocketPort: number }): Promise<void> {
     const config = renderNatsServerConfig({
       ...ports,
       dataDir: options.dataDir,
-      serviceUser: { user: serviceCredentials.user, passwordHash: await hasher.hash(serviceCredentials.user, serviceCredentials.password) },
-      accountUsers,
+      ...(options.serverName === undefined ? {} : { serverName: options.serverName, storeDir: join(natsFolder, options.serverName, 'jetstream') }),
+      ...(options.cluster === undefined ? {} : { cluster: options.cluster }),
+      authority,
       jetStreamMaxMemoryBytes: options.jetStreamMaxMemoryBytes,
       jetStreamMaxFileBytes: options.jetStreamMaxFileBytes,
     });
@@ -219,7 +209,7 @@ export async function startNatsServer(options: StartNatsServerOptions): Promise<
   let ports = { port: 0, websocketPort: 0 };
   for (let attempt = 1; running === undefined; attempt += 1) {
     ports = await pickPorts(options);
-    await writeConfig(ports, currentAccounts);
+    await writeConfig(ports);
     const candidate = launch(binaryPath, configPath, pidPath, options.logger);
     try {
       await waitUntilReady(candidate, [ports.port, ports.websocketPort], timeoutMilliseconds);
@@ -244,29 +234,6 @@ export async function startNatsServer(options: StartNatsServerOptions): Promise<
   });
   options.logger.info({ port: ports.port, websocketPort: ports.websocketPort, pid: child.child.pid }, 'nats-server started');
 
-  async function reload(accountIds: string[]): Promise<void> {
-    if (stopping || child.hasExited()) throw new Error('nats-server is not running.');
-    const unique = [...new Set(accountIds)];
-    await writeConfig(ports, unique);
-    const reloaded = child.log.waitForLine([/Reloaded server configuration/, /Failed to reload server configuration/]);
-    try {
-      child.child.kill('SIGHUP');
-      const outcome = await withTimeout(
-        Promise.race([reloaded.line, child.exited.then(() => 'exited')]),
-        timeoutMilliseconds,
-        () => new NatsServerStartError(`nats-server did not confirm the reload within ${timeoutMilliseconds} ms.`, child.log.recent()),
-      );
-      if (outcome !== 'exited' && /Reloaded server configuration/.test(outcome)) {
-        currentAccounts = unique;
-        return;
-      }
-      throw new NatsServerStartError('nats-server did not accept the new configuration.', child.log.recent());
-    } finally {
-      reloaded.cancel();
-    }
-  }
-
-  let queue: Promise<void> = Promise.resolve();
   return {
     url: `nats://127.0.0.1:${ports.port}`,
     websocketUrl: `ws://127.0.0.1:${ports.websocketPort}`,
@@ -275,16 +242,17 @@ export async function startNatsServer(options: StartNatsServerOptions): Promise<
     pid: child.child.pid ?? 0,
     configPath,
     serviceCredentials,
-    accounts: () => [...currentAccounts],
-    setAccounts(accountIds: string[]): Promise<void> {
-      const run = queue.then(() => reload(accountIds));
-      queue = run.catch(() => undefined);
-      return run;
-    },
+    authority,
     async stop(): Promise<void> {
       stopping = true;
-      await queue;
       await stopChild(child, timeoutMilliseconds);
+      process.removeListener('exit', stopOnServiceExit);
+      await rm(pidPath, { force: true });
+    },
+    async kill(): Promise<void> {
+      stopping = true;
+      if (!child.hasExited()) child.child.kill('SIGKILL');
+      await child.exited;
       process.removeListener('exit', stopOnServiceExit);
       await rm(pidPath, { force: true });
     },

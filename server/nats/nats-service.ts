@@ -2,10 +2,12 @@ import { hkdfSync } from 'node:crypto';
 import type { HarnessCore } from '../core/harness-core.js';
 import type { Logger } from '../core/logger.js';
 import { accountNatsCredentials } from './account-nats-credentials.js';
+import { createNatsAuthority, issueAccountUser, type NatsAuthority } from './nats-authority.js';
 import { createNatsGateway, type NatsGateway } from './nats-gateway.js';
 import { createNatsLink, type NatsLink, type NatsLinkState } from './nats-link.js';
 import { agentIdPlaceholder, type NatsCredentialsView } from './nats-protocol.js';
 import { NatsServerBinaryMissingError } from './nats-server-binary.js';
+import { serviceNatsUser } from './nats-server-config.js';
 import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
 import type { NatsSettings } from './nats-settings.js';
 import type { ReplayRetention } from './stream-replay.js';
@@ -17,7 +19,7 @@ import type { ReplayRetention } from './stream-replay.js';
 export interface NatsService {
   state(): NatsLinkState;
   /** Undefined when NATS is disabled. */
-  credentials(accountId: string): NatsCredentialsView | undefined;
+  credentials(accountId: string): Promise<NatsCredentialsView | undefined>;
   /** The embedded server, when the service started one. */
   server?: EmbeddedNatsServer;
   gateway?: NatsGateway;
@@ -28,7 +30,7 @@ export interface StartNatsServiceOptions {
   settings: NatsSettings;
   core: HarnessCore;
   dataDir: string;
-  /** The runtime admin secret: the NATS stage secret and service password are derived from it. */
+  /** The runtime admin secret: the NATS stage secret (and from it the operator and account keys) is derived from it. */
   adminSecret: string;
   logger: Logger;
   retention?: ReplayRetention;
@@ -36,55 +38,50 @@ export interface StartNatsServiceOptions {
 }
 
 /** A secret for one NATS purpose, derived from the admin secret with HKDF-SHA256: nothing more to store. */
-export function deriveNatsSecret(adminSecret: string, purpose: 'stage-secret' | 'service-password'): string {
+export function deriveNatsSecret(adminSecret: string, purpose: 'stage-secret'): string {
   return Buffer.from(hkdfSync('sha256', adminSecret, 'harness-nats-v1', purpose, 32)).toString('base64url');
 }
 
 function disabledService(): NatsService {
-  return { state: () => 'disabled', credentials: () => undefined, close: async () => undefined };
+  return { state: () => 'disabled', credentials: async () => undefined, close: async () => undefined };
 }
 
 /**
- * Starts NATS as `readNatsSettings()` says: nothing (disabled), the embedded nats-server with a
- * user per account, or a connection to an outside server; then the gateway on top. A NATS
- * that is unreachable never fails this: the link keeps trying in the background. Only an
- * embedded server that was required explicitly (`ENABLE_WEBSOCKET=true`) and cannot start
- * throws.
+ * Starts NATS as `readNatsSettings()` says: nothing (disabled), the embedded nats-server in
+ * operator mode (decentralized JWT authentication: account users are signed on demand, the
+ * server's config never changes per account), or a connection to an outside server or
+ * cluster; then the gateway on top. A NATS that is unreachable never fails this: the link
+ * keeps trying in the background. Only an embedded server that was required explicitly
+ * (`ENABLE_WEBSOCKET=true`) and cannot start throws.
  */
 export async function startNatsService(options: StartNatsServiceOptions): Promise<NatsService> {
   const { settings, core, logger } = options;
   if (settings.mode === 'disabled') return disabledService();
   const stageSecret = deriveNatsSecret(options.adminSecret, 'stage-secret');
   let server: EmbeddedNatsServer | undefined;
+  let authority: NatsAuthority | undefined;
   let link: NatsLink;
-  let stopObserving = (): void => undefined;
   if (settings.mode === 'embedded') {
-    const accounts = new Set((await core.accounts.list()).map((account) => account.accountId));
     try {
-      server = await startNatsServer({
-        dataDir: options.dataDir,
-        serviceToken: settings.serviceToken ?? deriveNatsSecret(options.adminSecret, 'service-password'),
-        accounts: [...accounts],
-        stageSecret,
-        logger,
-      });
+      server = await startNatsServer({ dataDir: options.dataDir, stageSecret, logger });
     } catch (error) {
       if (settings.required) throw error;
       if (error instanceof NatsServerBinaryMissingError) logger.warn({ component: 'nats' }, `NATS is disabled: ${error.message}`);
       else logger.error({ component: 'nats', error: (error as Error).message }, 'nats-server did not start; NATS is disabled');
       return disabledService();
     }
-    const embedded = server;
-    stopObserving = core.accounts.onCreated(async (account) => {
-      accounts.add(account.accountId);
-      await embedded.setAccounts([...accounts]).catch((error: unknown) => logger.error({ component: 'nats', error: (error as Error).message }, 'nats-server did not take the new account'));
-    });
-    link = createNatsLink({ url: embedded.url, ...embedded.serviceCredentials, name: 'harness-gateway', logger });
+    authority = server.authority;
+    link = createNatsLink({ url: server.url, ...server.serviceCredentials, name: 'harness-gateway', logger });
+  } else if (settings.authentication === 'jwt') {
+    authority = await createNatsAuthority(stageSecret);
+    const service = await authority.issueUser(serviceNatsUser);
+    link = createNatsLink({ url: settings.url, jwt: service.jwt, seed: service.seed, name: 'harness-gateway', logger });
   } else {
     link = createNatsLink({
       url: settings.url,
       ...(settings.token === undefined ? {} : { token: settings.token }),
       ...(settings.user === undefined ? {} : { user: settings.user, password: settings.password ?? '' }),
+      ...(settings.jwt === undefined ? {} : { jwt: settings.jwt, seed: settings.seed ?? '' }),
       name: 'harness-gateway',
       logger,
     });
@@ -97,15 +94,20 @@ export async function startNatsService(options: StartNatsServiceOptions): Promis
       : settings.mode === 'external' && settings.transport === 'websocket'
         ? { url: null, websocketUrl: settings.url }
         : { url: settings.mode === 'external' ? settings.url : null, websocketUrl: null };
+  const signer = authority;
   let closing: Promise<void> | undefined;
   return {
     state: () => gateway.state(),
-    credentials(accountId: string): NatsCredentialsView {
+    async credentials(accountId: string): Promise<NatsCredentialsView> {
       const credentials = accountNatsCredentials(stageSecret, accountId);
+      const secret =
+        signer === undefined
+          ? { password: credentials.password, jwt: null, creds: null }
+          : await issueAccountUser(signer, accountId).then((user) => ({ password: user.seed, jwt: user.jwt, creds: user.creds }));
       return {
         ...urls,
         user: credentials.user,
-        password: credentials.password,
+        ...secret,
         inboxPrefix: credentials.inboxPrefix,
         chatSubject: `${credentials.subjectPrefix}.${agentIdPlaceholder}.chat`,
         replaySubject: `${credentials.subjectPrefix}.${agentIdPlaceholder}.replay`,
@@ -116,7 +118,6 @@ export async function startNatsService(options: StartNatsServiceOptions): Promis
     gateway,
     close: () => {
       closing ??= (async () => {
-        stopObserving();
         await gateway.close();
         await link.close();
         await server?.stop();

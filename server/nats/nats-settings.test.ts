@@ -25,3 +25,18 @@ describe('readNatsSettings', () => {
     expect(() => readNatsSettings({ ENABLE_WEBSOCKET: 'maybe' })).toThrow(/ENABLE_WEBSOCKET/);
   });
 });
+
+describe('readNatsSettings with a cluster', () => {
+  it('accepts several comma-separated servers in NATS_URL, with user information taken out of each', () => {
+    expect(readNatsSettings({ NATS_URL: 'nats://a:4222, nats://b:4222,nats://c:4222', NATS_TOKEN: 't' })).toEqual({
+      mode: 'external',
+      url: 'nats://a:4222,nats://b:4222,nats://c:4222',
+      transport: 'tcp',
+      token: 't',
+    });
+    expect(readNatsSettings({ NATS_URL: 'nats://svc:pw@a:4222,nats://svc:pw@b:4222' })).toEqual({ mode: 'external', url: 'nats://a:4222,nats://b:4222', transport: 'tcp', user: 'svc', password: 'pw' });
+    expect(() => readNatsSettings({ NATS_URL: 'nats://a:4222,ws://b:8080' })).toThrow(/different transports/);
+    expect(readNatsSettings({ NATS_URL: 'nats://a:4222,nats://b:4222', NATS_AUTH: 'jwt' })).toEqual({ mode: 'external', url: 'nats://a:4222,nats://b:4222', transport: 'tcp', authentication: 'jwt' });
+    expect(() => readNatsSettings({ NATS_URL: 'nats://a:4222', NATS_AUTH: 'password' })).toThrow(/NATS_AUTH/);
+  });
+});

@@ -1,14 +1,15 @@
 import { booleanSetting } from '../runtime-settings.js';
-import { natsTransportOf, type NatsTransport } from './nats-connection.js';
+import { natsServerList, natsTransportOf, type NatsTransport } from './nats-connection.js';
 
 /** NATS is off (`ENABLE_WEBSOCKET=false`): no server, no connection; `GET /` says `disabled`. */
 export interface DisabledNatsSettings {
   mode: 'disabled';
 }
 
-/** `NATS_URL` is set: connect to that server; the service starts none. */
+/** `NATS_URL` is set: connect to that server (or cluster); the service starts none. */
 export interface ExternalNatsSettings {
   mode: 'external';
+  /** One server, or several of one cluster comma-separated: the client picks one and fails over to the others. */
   url: string;
   transport: NatsTransport;
   /** `NATS_TOKEN`, sent as token authentication. */
@@ -20,12 +21,27 @@ export interface ExternalNatsSettings {
    */
   user?: string;
   password?: string;
+  /** A user JWT and its nkey seed (a server in operator mode); not read from the environment. */
+  jwt?: string;
+  seed?: string;
+  /**
+   * `NATS_AUTH=jwt`: the servers trust the operator the service derives from
+   * `HARNESS_ADMIN_SECRET` (a cluster started by `startNatsCluster` / `harness cluster up`
+   * with the same secret). The service then connects, and signs account credentials, as it
+   * does for its embedded server. Otherwise (`NATS_AUTH=token`, the default) it connects
+   * with `NATS_TOKEN` or the URL's user information.
+   */
+  authentication?: 'jwt' | 'token';
 }
 
 /** No `NATS_URL`: the service starts its own nats-server (see `startNatsServer`). */
 export interface EmbeddedNatsSettings {
   mode: 'embedded';
-  /** `NATS_TOKEN`: the password of the `harness-service` user; when absent the service generates and keeps one. */
+  /**
+   * `NATS_TOKEN` as read. The embedded server authenticates every client, the service
+   * included, with JWTs signed by keys derived from the admin secret, so it needs no token;
+   * the value is kept only so the setting reads the same in both modes.
+   */
   serviceToken?: string;
   /**
    * True when `ENABLE_WEBSOCKET=true` was set explicitly: a missing nats-server binary is
@@ -38,22 +54,25 @@ export interface EmbeddedNatsSettings {
 export type NatsSettings = DisabledNatsSettings | ExternalNatsSettings | EmbeddedNatsSettings;
 
 function withoutUserInformation(url: string): { url: string; user?: string; password?: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error('NATS_URL is not a valid URL.');
-  }
-  if (parsed.username === '' && parsed.password === '') return { url };
-  const user = decodeURIComponent(parsed.username);
-  const password = decodeURIComponent(parsed.password);
-  parsed.username = '';
-  parsed.password = '';
-  return { url: parsed.toString().replace(/\/$/, ''), user, password };
+  let credentials: { user: string; password: string } | undefined;
+  const servers = natsServerList(url).map((server) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(server);
+    } catch {
+      throw new Error('NATS_URL is not a valid URL (or comma-separated list of URLs).');
+    }
+    if (parsed.username === '' && parsed.password === '') return server;
+    credentials ??= { user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/$/, '');
+  });
+  return { url: servers.join(','), ...(credentials ?? {}) };
 }
 
 /**
- * Reads `NATS_URL`, `NATS_TOKEN` and `ENABLE_WEBSOCKET`. `ENABLE_WEBSOCKET`
+ * Reads `NATS_URL`, `NATS_TOKEN`, `NATS_AUTH` and `ENABLE_WEBSOCKET`. `ENABLE_WEBSOCKET`
  * defaults to true, whether or not `NATS_URL` is set; `false` turns NATS off entirely.
  */
 export function readNatsSettings(environment: NodeJS.ProcessEnv = process.env): NatsSettings {
@@ -63,7 +82,15 @@ export function readNatsSettings(environment: NodeJS.ProcessEnv = process.env): 
   const token = environment.NATS_TOKEN || undefined;
   if (url !== undefined) {
     const transport = natsTransportOf(url);
-    return { mode: 'external', transport, ...withoutUserInformation(url), ...(token === undefined ? {} : { token }) };
+    const authentication = environment.NATS_AUTH?.trim() || 'token';
+    if (authentication !== 'jwt' && authentication !== 'token') throw new Error(`NATS_AUTH must be jwt or token (got ${JSON.stringify(authentication)}).`);
+    return {
+      mode: 'external',
+      transport,
+      ...withoutUserInformation(url),
+      ...(token === undefined ? {} : { token }),
+      ...(authentication === 'jwt' ? { authentication } : {}),
+    };
   }
   return { mode: 'embedded', required: explicit, ...(token === undefined ? {} : { serviceToken: token }) };
 }

@@ -1,8 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
-import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type PubAck } from '@nats-io/jetstream';
-import type { UIMessageChunk } from 'ai';
-import type { Logger } from '../core/logger.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { isFinalChunk, type NatsReplayRequest, replayEndHeader, replaySubjectRoot, sequenceHeader, turnIdHeader } from './nats-protocol.js';
 import { conversationReplaySubject, turnReplaySubject } from './nats-subjects.js';
 
@@ -31,8 +29,16 @@ export const defaultReplayRetention: ReplayRetention = {
   duplicateWindowMilliseconds: 2 * 60 * 1000,
 };
 
-/** Creates the chunk stream, or brings an existing one to this retention. */
-export async function ensureReplayStream(connection: NatsConnection, retention: ReplayRetention = defaultReplayRetention): Promise<void> {
+/** The replicas the chunk stream asks for in a cluster of at least three servers. */
+export const clusteredReplicas = 3;
+
+/**
+ * Creates the chunk stream, or brings an existing one to this retention, and returns its
+ * replica count. On a cluster (the server names one) the stream keeps 3 replicas, so losing
+ * one server loses no chunk; where the cluster has fewer servers than that nats-server refuses,
+ * and the stream keeps 1.
+ */
+export async function ensureReplayStream(connection: NatsConnection, retention: ReplayRetention = defaultReplayRetention): Promise<number> {
   const manager = await jetstreamManager(connection);
   const config = {
     subjects: [`${replaySubjectRoot}.>`],
@@ -44,15 +50,51 @@ export async function ensureReplayStream(connection: NatsConnection, retention: 
     max_bytes: retention.maxBytes,
     max_msg_size: retention.maxMessageBytes,
     duplicate_window: nanos(retention.duplicateWindowMilliseconds),
-    num_replicas: 1,
   };
-  try {
-    await manager.streams.info(replayStreamName);
-  } catch {
-    await manager.streams.add({ name: replayStreamName, ...config });
-    return;
+  const clustered = connection.info?.cluster !== undefined && connection.info.cluster !== '';
+  // Right after a cluster starts, JetStream may not know every peer yet and refuse 3 replicas
+  // for a while ("insufficient resources"): keep asking before settling for 1.
+  const deadline = Date.now() + (clustered ? clusterPatienceMilliseconds : 0);
+  for (;;) {
+    const replicas = clustered ? clusteredReplicas : 1;
+    try {
+      return await putReplayStream(manager, config, replicas);
+    } catch (error) {
+      if (!clustered) throw error;
+      if (Date.now() >= deadline) {
+        await putReplayStream(manager, config, 1).catch(() => {
+          throw error;
+        });
+        return 1;
+      }
+      await sleep(500);
+    }
   }
-  await manager.streams.update(replayStreamName, config);
+}
+
+/** How long a gateway on a cluster keeps asking for 3 replicas. */
+const clusterPatienceMilliseconds = 15_000;
+
+async function putReplayStream(manager: JetStreamManager, config: Partial<StreamConfig>, replicas: number): Promise<number> {
+  let exists = true;
+  try {
+    const info = await manager.streams.info(replayStreamName);
+    // A cluster member that asks for fewer replicas than the stream has leaves it as it is.
+    if (replicas === 1 && info.config.num_replicas > 1) return info.config.num_replicas;
+  } catch {
+    exists = false;
+  }
+  if (exists) await manager.streams.update(replayStreamName, { ...config, num_replicas: replicas });
+  else {
+    try {
+      await manager.streams.add({ name: replayStreamName, ...config, num_replicas: replicas });
+    } catch (error) {
+      // Another replica created it meanwhile: bring it to this configuration instead.
+      if (!/already in use/i.test((error as Error).message)) throw error;
+      await manager.streams.update(replayStreamName, { ...config, num_replicas: replicas });
+    }
+  }
+  return replicas;
 }
 
 /** Where one turn's chunks go: the client's reply subject, and the turn's replay subject. */
@@ -64,146 +106,29 @@ export interface ChunkTarget {
   turnId: string;
 }
 
-interface Outgoing {
-  target: ChunkTarget;
-  data: string;
-  messageId: string;
-}
-
-export interface ChunkPublisherOptions {
-  /** The live connection, when there is one. */
-  connection(): NatsConnection | undefined;
-  /** True once the chunk stream exists on the current connection. */
-  ready(): boolean;
-  logger: Logger;
-  /** Chunks kept while NATS is unreachable; the oldest go first beyond it. Default 50,000. */
-  maxQueuedChunks?: number;
-}
-
-const batchSize = 256;
-
 /**
- * Publishes a turn's chunks: each is stored in the chunk stream first, and then sent to the
- * client's reply subject with its stream sequence in `Harness-Sequence`, in order. Stores are
- * pipelined (all chunks of a batch go out before the first ack is awaited). While NATS is
- * unreachable the chunks wait in memory and go out, in order, once it is back; each carries a
- * message id, so a store repeated after a lost ack is kept once.
+ * Chunk sequences (`Harness-Sequence`) are the stream sequence of the turn's first chunk
+ * times a million, plus the chunk's index in the turn. A chunk's sequence is then known as soon
+ * as its turn's first chunk is stored, without waiting for its own store; it increases within
+ * a turn and from one turn of a conversation to the next (a later turn's first chunk is stored
+ * after every chunk of the earlier one). A turn has fewer than a million chunks.
  */
-export class ChunkPublisher {
-  private readonly queue: Outgoing[] = [];
-  private readonly counters = new Map<string, number>();
-  private readonly clients = new WeakMap<NatsConnection, JetStreamClient>();
-  private pumping = false;
-  private warnedUnstored = false;
-  private readonly idleWaiters: (() => void)[] = [];
+export const chunksPerTurnBase = 1_000_000;
 
-  constructor(private readonly options: ChunkPublisherOptions) {}
+/** The `Harness-Sequence` of chunk `index` of a turn whose first chunk has stream sequence `turnBase`. */
+export function chunkSequence(turnBase: number, index: number): number {
+  return turnBase * chunksPerTurnBase + index;
+}
 
-  /** Queues one chunk of a turn; it is sent as soon as NATS allows. */
-  publish(target: ChunkTarget, chunk: UIMessageChunk): void {
-    const index = this.counters.get(target.turnId) ?? 0;
-    if (chunk.type === 'finish') this.counters.delete(target.turnId);
-    else this.counters.set(target.turnId, index + 1);
-    this.queue.push({ target, data: JSON.stringify(chunk), messageId: `${target.turnId}:${index}` });
-    const limit = this.options.maxQueuedChunks ?? 50_000;
-    if (this.queue.length > limit) {
-      const dropped = this.queue.splice(0, this.queue.length - limit);
-      this.options.logger.warn({ component: 'nats-gateway', dropped: dropped.length }, 'NATS has been unreachable too long: dropped the oldest queued chunks');
-    }
-    this.resume();
-  }
+/** The stream sequence of the first chunk of the turn a `Harness-Sequence` belongs to. */
+export function turnBaseOf(sequence: number): number {
+  return Math.floor(sequence / chunksPerTurnBase);
+}
 
-  /** Sends a chunk that belongs to no turn (a refused request), unstored; dropped while NATS is down. */
-  publishUnstored(replySubject: string, chunk: UIMessageChunk): void {
-    const connection = this.options.connection();
-    if (connection === undefined || connection.isClosed()) return;
-    connection.publish(replySubject, JSON.stringify(chunk));
-  }
-
-  /** Chunks waiting for NATS. */
-  queued(): number {
-    return this.queue.length;
-  }
-
-  /** Resolves when nothing is queued (tests, shutdown). */
-  idle(): Promise<void> {
-    if (this.queue.length === 0 && !this.pumping) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  /** Sends what is queued, if NATS is ready; call when it becomes ready. */
-  resume(): void {
-    if (this.pumping) return;
-    this.pumping = true;
-    void this.pump()
-      .catch((error: unknown) => this.options.logger.error({ component: 'nats-gateway', error: (error as Error).message }, 'publishing chunks failed'))
-      .finally(() => {
-        this.pumping = false;
-        if (this.queue.length === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-        else if (this.sendable() !== undefined) this.resume();
-      });
-  }
-
-  private sendable(): NatsConnection | undefined {
-    const connection = this.options.connection();
-    if (connection === undefined || connection.isClosed() || !this.options.ready()) return undefined;
-    return connection;
-  }
-
-  private client(connection: NatsConnection): JetStreamClient {
-    let client = this.clients.get(connection);
-    if (client === undefined) {
-      client = jetstream(connection);
-      this.clients.set(connection, client);
-    }
-    return client;
-  }
-
-  private async pump(): Promise<void> {
-    for (;;) {
-      const connection = this.sendable();
-      if (connection === undefined || this.queue.length === 0) return;
-      const client = this.client(connection);
-      const batch = this.queue.slice(0, batchSize);
-      const acks = batch.map((item) => {
-        const { accountId, agentId, conversationKey, turnId } = item.target;
-        const headers = natsHeaders();
-        headers.set(turnIdHeader, turnId);
-        return client
-          .publish(turnReplaySubject(accountId, agentId, conversationKey, turnId), item.data, { msgID: item.messageId, headers, timeout: 5_000 })
-          .then((ack): PubAck | Error => ack, (error: unknown): PubAck | Error => (error instanceof Error ? error : new Error(String(error))));
-      });
-      let sent = 0;
-      let stalled = false;
-      for (const [position, item] of batch.entries()) {
-        const ack = await acks[position]!;
-        if (!(ack instanceof Error)) {
-          connection.publish(item.target.replySubject, item.data, { headers: chunkHeaders(ack.seq, item.target.turnId) });
-          sent += 1;
-          continue;
-        }
-        if (this.sendable() !== connection) {
-          // NATS went away: keep this chunk and the rest for when it is back (the message id
-          // keeps a chunk that was stored after all from being stored twice).
-          stalled = true;
-          break;
-        }
-        // JetStream refused while the connection works (an outside server without JetStream,
-        // a full store): the client still gets the chunk, only replay loses it.
-        if (!this.warnedUnstored) {
-          this.warnedUnstored = true;
-          this.options.logger.warn({ component: 'nats-gateway', error: ack.message }, 'could not store a chunk for replay; sending it unstored');
-        }
-        connection.publish(item.target.replySubject, item.data, { headers: chunkHeaders(undefined, item.target.turnId) });
-        sent += 1;
-      }
-      this.queue.splice(0, sent);
-      if (stalled) {
-        await sleep(100);
-        return;
-      }
-    }
-  }
+/** The `Harness-Sequence` of a stored chunk: from its header, or (a turn's first chunk, stored before its base was known) its own stream sequence. */
+export function storedChunkSequence(streamSequence: number, header: string | undefined): number {
+  const stored = header === undefined || header === '' ? Number.NaN : Number(header);
+  return Number.isSafeInteger(stored) ? stored : chunkSequence(streamSequence, 0);
 }
 
 /** The headers of a chunk sent to a client. */
@@ -260,12 +185,12 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
   const end = (): void => options.send('', replayEndHeaders(lastSequence));
   const consumer = await jetstream(connection).consumers.get(replayStreamName, {
     filter_subjects: filter,
-    opt_start_seq: request.afterSequence + 1,
+    opt_start_seq: Math.max(1, turnBaseOf(request.afterSequence)),
     inactive_threshold: Math.max(options.idleTimeoutMilliseconds * 2, 30_000),
   });
   try {
     const info = await consumer.info(true);
-    if (info.num_pending === 0 && (request.afterSequence === 0 || (await endsFinished(connection, request.afterSequence, base, filter)))) {
+    if (info.num_pending === 0) {
       end();
       return;
     }
@@ -283,10 +208,17 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
     try {
       for await (const message of messages) {
         arm();
-        const turnId = message.headers?.get(turnIdHeader) ?? '';
-        options.send(message.data, chunkHeaders(message.seq, turnId));
-        lastSequence = message.seq;
-        if (message.info.pending === 0 && isFinalChunk(parseStored(message.data))) break;
+        const sequence = storedChunkSequence(message.seq, message.headers?.get(sequenceHeader));
+        const final = message.info.pending === 0 && isFinalChunk(parseStored(message.data));
+        // The replay starts at the first chunk of the client's last turn: what it already has is skipped.
+        if (sequence <= request.afterSequence) {
+          if (final && sequence === request.afterSequence) break;
+          continue;
+        }
+        const turnId = message.headers?.get(turnIdHeader) || message.subject.slice(message.subject.lastIndexOf('.') + 1);
+        options.send(message.data, chunkHeaders(sequence, turnId));
+        lastSequence = sequence;
+        if (final) break;
       }
     } finally {
       clearTimeout(timer);
@@ -297,13 +229,4 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
   } finally {
     await consumer.delete().catch(() => undefined);
   }
-}
-
-/** Whether the chunk at `sequence` is a final finish of this conversation (and so the client has everything). */
-async function endsFinished(connection: NatsConnection, sequence: number, base: string, filter: string): Promise<boolean> {
-  const manager = await jetstreamManager(connection);
-  const stored = await manager.streams.getMessage(replayStreamName, { seq: sequence }).catch(() => null);
-  if (stored === null) return false;
-  const matches = filter.endsWith('.*') ? stored.subject.startsWith(`${base}.`) : stored.subject === filter;
-  return matches && isFinalChunk(parseStored(stored.data));
 }

@@ -4,7 +4,7 @@ import type { UIMessageChunk } from 'ai';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { silentLogger } from '../../server/core/logger.js';
 import { connectNats } from '../../server/nats/nats-connection.js';
-import { isFinalChunk, type NatsCredentialsView, replayEndHeader, sequenceHeader, turnIdHeader } from '../../server/nats/nats-protocol.js';
+import { isFinalChunk, natsAuthenticationOf, type NatsCredentialsView, replayEndHeader, sequenceHeader, turnIdHeader } from '../../server/nats/nats-protocol.js';
 import type { NatsSettings } from '../../server/nats/nats-settings.js';
 import { serve, type RunningServices } from '../../server/serve.js';
 import { temporaryFolder } from './temporary-folder.js';
@@ -83,7 +83,7 @@ export async function startNatsStack(options: { nats?: NatsSettings } = {}): Pro
     async connect(account, transport = 'tcp') {
       const url = transport === 'tcp' ? account.nats.url : account.nats.websocketUrl;
       if (url === null) throw new Error(`no ${transport} URL`);
-      const connection = await connectNats({ url, user: account.nats.user, password: account.nats.password, inboxPrefix: account.nats.inboxPrefix, name: `test-${account.accountId}`, logger: silentLogger });
+      const connection = await connectNats({ url, ...natsAuthenticationOf(account.nats), inboxPrefix: account.nats.inboxPrefix, name: `test-${account.accountId}`, logger: silentLogger });
       connections.push(connection);
       return connection;
     },

@@ -1,0 +1,335 @@
+import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import type { UIMessageChunk } from 'ai';
+import type { Logger } from '../core/logger.js';
+import { FirstInFirstOut } from './first-in-first-out.js';
+import { sequenceHeader } from './nats-protocol.js';
+import { turnReplaySubject } from './nats-subjects.js';
+import { chunkHeaders, chunkSequence, type ChunkTarget } from './stream-replay.js';
+
+export interface ChunkPublisherOptions {
+  /** The live connection, when there is one. */
+  connection(): NatsConnection | undefined;
+  /** True once the gateway is set up on the current connection. */
+  ready(): boolean;
+  /**
+   * True when the chunk stream exists on the current connection. While false the chunks go
+   * to the client unstored (an outside server without JetStream); default: always true.
+   */
+  stored?(): boolean;
+  logger: Logger;
+  /** Chunks kept while NATS is unreachable; the oldest go first beyond it. Default 50,000. */
+  maxQueuedChunks?: number;
+  /** Stores awaiting their acknowledgement at once. Default 4,096. */
+  window?: number;
+  /** A store without an answer after this long is sent again. Default 5 s. */
+  ackTimeoutMilliseconds?: number;
+  /** How long a chunk may keep failing to be stored (a stream leader being elected) before it is given up. Default 20 s. */
+  retryWindowMilliseconds?: number;
+}
+
+/** One turn's state: its first chunk's stream sequence (the turn's base) and what waits for it. */
+interface TurnState {
+  target: ChunkTarget;
+  storeSubject: string;
+  next: number;
+  /** The stream sequence of chunk 0; `null` once its store was given up (the turn then goes unstored). */
+  base?: number | null;
+  /** Chunks that came before the base was known: stored and delivered once it is. */
+  held: Chunk[];
+  /** Stores of this turn not yet acknowledged. */
+  unacknowledged: number;
+  /** The finish chunk, delivered once every store of the turn is acknowledged. */
+  finish?: Chunk;
+}
+
+interface Chunk {
+  turn: TurnState;
+  index: number;
+  data: string;
+  isFinish: boolean;
+}
+
+interface Store {
+  chunk: Chunk;
+  firstSentAt?: number;
+  sentAt?: number;
+  attempt?: number;
+}
+
+interface Delivery {
+  replySubject: string;
+  data: string;
+  turnId: string;
+  sequence?: number;
+}
+
+const defaultWindow = 4096;
+const sequencePattern = /"seq":(\d+)/;
+
+function outcomeOf(message: Msg): { sequence: number } | { error: string } {
+  if (message.headers?.hasError) return { error: `${message.headers.code} ${message.headers.description}` };
+  const text = message.string();
+  // The common answer, read without a JSON parse: {"stream":"HARNESS_CHUNKS","seq":42} (maybe with "duplicate":true).
+  const sequence = text.includes('"error"') ? null : sequencePattern.exec(text);
+  if (sequence !== null) return { sequence: Number(sequence[1]) };
+  try {
+    const answer = JSON.parse(text) as { seq?: number; error?: { description?: string } };
+    if (typeof answer.seq === 'number') return { sequence: answer.seq };
+    return { error: answer.error?.description ?? 'no sequence in the store acknowledgement' };
+  } catch {
+    return { error: 'the store acknowledgement is not JSON' };
+  }
+}
+
+/**
+ * Publishes a turn's chunks: each is stored in the chunk stream and sent to the client's reply
+ * subject with `Harness-Sequence` (see `chunkSequence`: the stream sequence of the turn's first
+ * chunk, times a million, plus the chunk's index), in the order the turn produced them.
+ *
+ * Only a turn's first chunk waits for its store to be acknowledged (its stream sequence is the
+ * turn's base); every later chunk goes to the client at once while its store is pipelined (up to
+ * `window` plain publishes whose acknowledgements come back on one inbox subscription). The
+ * finish chunk waits until every store of the turn is acknowledged, so a client that sees a
+ * turn's finish can replay the whole turn.
+ *
+ * While NATS is unreachable the chunks wait in memory and go out, in order, once it is back;
+ * every store carries `Nats-Msg-Id`, so a store repeated after a lost answer is kept once. A
+ * store that fails while the connection works (a stream leader being elected after a server
+ * was lost) is sent again for up to `retryWindowMilliseconds`.
+ */
+export class ChunkPublisher {
+  private readonly turns = new Map<string, TurnState>();
+  private readonly stores = new FirstInFirstOut<Store>();
+  private readonly inFlight = new Map<number, Store>();
+  private readonly deliveries = new FirstInFirstOut<Delivery>();
+  private readonly idleWaiters: (() => void)[] = [];
+  private acks: { connection: NatsConnection; prefix: string; subscription: Subscription } | undefined;
+  private nextAttempt = 1;
+  private timer: NodeJS.Timeout | undefined;
+  private warnedUnstored = false;
+  /** After a failed store, no store is sent before this time (a leader election takes a moment). */
+  private pausedUntil = 0;
+
+  constructor(private readonly options: ChunkPublisherOptions) {}
+
+  /** Queues one chunk of a turn; it is sent as soon as NATS allows. */
+  publish(target: ChunkTarget, chunk: UIMessageChunk): void {
+    let turn = this.turns.get(target.turnId);
+    if (turn === undefined) {
+      turn = { target, storeSubject: turnReplaySubject(target.accountId, target.agentId, target.conversationKey, target.turnId), next: 0, held: [], unacknowledged: 0 };
+      this.turns.set(target.turnId, turn);
+    }
+    const item: Chunk = { turn, index: turn.next, data: JSON.stringify(chunk), isFinish: chunk.type === 'finish' };
+    turn.next += 1;
+    if (chunk.type === 'finish') this.turns.delete(target.turnId);
+    if (!(this.options.stored?.() ?? true) && turn.base === undefined && item.index === 0) turn.base = null;
+    if (item.index === 0 && turn.base === undefined) this.store(item);
+    else if (turn.base === undefined) turn.held.push(item);
+    else this.release(item);
+    const limit = this.options.maxQueuedChunks ?? 50_000;
+    if (this.deliveries.length > limit) {
+      const dropped = this.deliveries.dropOldest(this.deliveries.length - limit);
+      this.options.logger.warn({ component: 'nats-gateway', dropped: dropped.length }, 'NATS has been unreachable too long: dropped the oldest queued chunks');
+    }
+    this.resume();
+  }
+
+  /** Sends a chunk that belongs to no turn (a refused request), unstored; dropped while NATS is down. */
+  publishUnstored(replySubject: string, chunk: UIMessageChunk): void {
+    const connection = this.options.connection();
+    if (connection === undefined || connection.isClosed()) return;
+    connection.publish(replySubject, JSON.stringify(chunk));
+  }
+
+  /** Chunks not yet stored or not yet delivered. */
+  queued(): number {
+    let held = 0;
+    for (const turn of this.turns.values()) held += turn.held.length;
+    return this.stores.length + this.inFlight.size + this.deliveries.length + held + this.finishesWaiting.size;
+  }
+
+  /** Resolves when every chunk has been stored and delivered (tests, shutdown). */
+  idle(): Promise<void> {
+    if (this.queued() === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Sends what is queued, if NATS is ready; call when it becomes ready. */
+  resume(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      this.options.logger.error({ component: 'nats-gateway', error: (error as Error).message }, 'publishing chunks failed');
+    }
+  }
+
+  /** Finish chunks waiting for their turn's stores (the turn is no longer in `turns`). */
+  private readonly finishesWaiting = new Set<TurnState>();
+
+  /** A chunk whose turn's base is known (or given up): stored, and delivered now (a finish: once the turn is stored). */
+  private release(item: Chunk): void {
+    const { turn } = item;
+    if (turn.base === null) {
+      this.deliveries.push(this.deliveryOf(item, undefined));
+      return;
+    }
+    this.store(item);
+    if (item.isFinish) {
+      turn.finish = item;
+      this.finishesWaiting.add(turn);
+    } else this.deliveries.push(this.deliveryOf(item, chunkSequence(turn.base!, item.index)));
+  }
+
+  private deliveryOf(item: Chunk, sequence: number | undefined): Delivery {
+    return { replySubject: item.turn.target.replySubject, data: item.data, turnId: item.turn.target.turnId, ...(sequence === undefined ? {} : { sequence }) };
+  }
+
+  private store(item: Chunk): void {
+    item.turn.unacknowledged += 1;
+    this.stores.push({ chunk: item });
+  }
+
+  private sendable(): NatsConnection | undefined {
+    const connection = this.options.connection();
+    if (connection === undefined || connection.isClosed() || !this.options.ready()) return undefined;
+    return connection;
+  }
+
+  /** The acknowledgement inbox on this connection (a fresh connection gets a fresh one; stores in flight on the old one go again). */
+  private ackPrefix(connection: NatsConnection): string {
+    if (this.acks?.connection === connection) return this.acks.prefix;
+    this.acks?.subscription.unsubscribe();
+    this.requeueInFlight();
+    const prefix = createInbox();
+    const subscription = connection.subscribe(`${prefix}.*`, {
+      callback: (error, message) => {
+        if (error) return;
+        this.answered(Number(message.subject.slice(prefix.length + 1)), outcomeOf(message));
+        this.resume();
+      },
+    });
+    this.acks = { connection, prefix, subscription };
+    return prefix;
+  }
+
+  /** Puts every store in flight back at the front of the queue, oldest first, to be sent again. */
+  private requeueInFlight(): void {
+    const inFlight = [...this.inFlight.values()].sort((left, right) => (left.attempt ?? 0) - (right.attempt ?? 0));
+    this.inFlight.clear();
+    for (const store of inFlight) store.attempt = undefined;
+    this.stores.unshiftAll(inFlight);
+  }
+
+  private flush(): void {
+    const connection = this.sendable();
+    if (connection === undefined) return;
+    while (this.deliveries.length > 0) {
+      const delivery = this.deliveries.shift()!;
+      connection.publish(delivery.replySubject, delivery.data, { headers: chunkHeaders(delivery.sequence, delivery.turnId) });
+    }
+    this.checkTimeouts();
+    if (Date.now() >= this.pausedUntil && this.stores.length > 0) this.sendStores(connection);
+    this.settle();
+  }
+
+  private sendStores(connection: NatsConnection): void {
+    const prefix = this.ackPrefix(connection);
+    const window = this.options.window ?? defaultWindow;
+    const now = Date.now();
+    while (this.stores.length > 0 && this.inFlight.size < window) {
+      const store = this.stores.shift()!;
+      const { chunk } = store;
+      const attempt = this.nextAttempt++;
+      const headers = natsHeaders();
+      // The turn id is the subject's last token: a replay reads it from there, one header less per store.
+      headers.set('Nats-Msg-Id', `${chunk.turn.target.turnId}:${chunk.index}`);
+      // The first chunk's sequence is its own stream sequence times a million: known only from the answer.
+      if (chunk.index > 0 && typeof chunk.turn.base === 'number') headers.set(sequenceHeader, String(chunkSequence(chunk.turn.base, chunk.index)));
+      store.attempt = attempt;
+      store.sentAt = now;
+      store.firstSentAt ??= now;
+      this.inFlight.set(attempt, store);
+      connection.publish(chunk.turn.storeSubject, chunk.data, { headers, reply: `${prefix}.${attempt}` });
+    }
+    if (this.inFlight.size > 0) this.schedule(500);
+  }
+
+  private answered(attempt: number, outcome: { sequence: number } | { error: string }): void {
+    const store = this.inFlight.get(attempt);
+    if (store === undefined) return;
+    this.inFlight.delete(attempt);
+    if ('sequence' in outcome) this.acknowledged(store, outcome.sequence);
+    else this.failed(store, outcome.error);
+  }
+
+  private acknowledged(store: Store, streamSequence: number | undefined): void {
+    const { chunk } = store;
+    const { turn } = chunk;
+    turn.unacknowledged -= 1;
+    if (chunk.index === 0 && turn.base === undefined) {
+      turn.base = streamSequence ?? null;
+      if (turn.base !== null) this.deliveries.push(this.deliveryOf(chunk, chunkSequence(turn.base, 0)));
+      else this.deliveries.push(this.deliveryOf(chunk, undefined));
+      for (const held of turn.held.splice(0)) this.release(held);
+    }
+  }
+
+  /** A store that failed: sent again after a pause, unless it has been failing for too long. */
+  private failed(store: Store, reason: string): void {
+    const now = Date.now();
+    if (now - (store.firstSentAt ?? now) >= (this.options.retryWindowMilliseconds ?? 20_000)) {
+      this.warnUnstored(reason);
+      this.acknowledged(store, undefined);
+      return;
+    }
+    // Everything in flight goes again behind it, in sending order, so the stream keeps the
+    // turn's order (stores that succeeded meanwhile are answered again with their sequence).
+    this.inFlight.set(store.attempt ?? 0, store);
+    this.requeueInFlight();
+    this.pausedUntil = now + 250;
+    this.schedule(250);
+  }
+
+  private checkTimeouts(): void {
+    const now = Date.now();
+    const timeout = this.options.ackTimeoutMilliseconds ?? 5_000;
+    // The map keeps sending order, so the first store that is not late ends the search.
+    for (const [attempt, store] of this.inFlight) {
+      if (now - (store.sentAt ?? now) < timeout) break;
+      this.inFlight.delete(attempt);
+      this.failed(store, 'no acknowledgement');
+    }
+  }
+
+  /** Delivers finish chunks whose turns are stored, and wakes `idle()` waiters. */
+  private settle(): void {
+    const connection = this.sendable();
+    for (const turn of this.finishesWaiting) {
+      if (turn.unacknowledged > 0 || connection === undefined) continue;
+      this.finishesWaiting.delete(turn);
+      const finish = turn.finish!;
+      connection.publish(turn.target.replySubject, finish.data, { headers: chunkHeaders(typeof turn.base === 'number' ? chunkSequence(turn.base, finish.index) : undefined, turn.target.turnId) });
+    }
+    if (this.queued() === 0) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** A wake-up to notice timeouts, and to retry after a failed store. */
+  private schedule(milliseconds: number): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.resume();
+    }, milliseconds);
+    this.timer.unref();
+  }
+
+  private warnUnstored(reason: string): void {
+    if (this.warnedUnstored) return;
+    this.warnedUnstored = true;
+    this.options.logger.warn({ component: 'nats-gateway', error: reason }, 'could not store a chunk for replay; the client gets it, replay will not');
+  }
+}
