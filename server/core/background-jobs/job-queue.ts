@@ -6,6 +6,8 @@
  * the job names and does nothing when that work is already done.
  */
 export interface JobQueue<Job> {
+  /** True when the queue keeps one job per key itself (a shared queue, whose jobs may run on another replica). */
+  readonly deduplicates?: boolean;
   /** Queue a job; it runs at most `concurrency` at a time on this consumer. */
   push(job: Job): void;
   /** Resolves when nothing is queued or running (tests, shutdown). */

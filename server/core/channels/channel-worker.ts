@@ -66,6 +66,8 @@ export class ChannelWorker {
 
   /** Processes an accepted delivery in the background. */
   enqueue(ref: DeliveryRef): void {
+    // A shared queue keeps one job per delivery itself, and may run it on another replica.
+    if (this.queue.deduplicates) return this.queue.push({ kind: 'channel-delivery', ref });
     const key = refKey(ref);
     if (this.inFlight.has(key)) return;
     this.inFlight.add(key);

@@ -46,6 +46,7 @@ const statements = {
  * Idle replicas poll every `pollMs`; a push wakes this replica at once.
  */
 export class PostgresJobQueue<Job> implements JobQueue<Job> {
+  readonly deduplicates = true;
   private readonly running = new Set<string>();
   private readonly pendingPushes = new Set<Promise<void>>();
   private readonly idleWaiters = new Set<() => void>();
