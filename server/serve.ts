@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Coordination } from './core/coordination/coordination.js';
 import { coordinationSettingsFromEnvironment } from './core/coordination/postgres/coordination-settings.js';
@@ -90,7 +91,12 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     const sandboxReport = sandboxStartReport(bubblewrap, sandboxCgroups, sandboxSettings);
     logger?.[sandboxReport.level](sandboxReport.fields, sandboxReport.message);
     // Replicas on one database coordinate through it; one process on lowdb keeps everything in memory.
-    coordination = database ? postgresCoordination({ connectionString: database.connectionString, settings: coordinationSettingsFromEnvironment(), logger: logger ?? silentLogger }) : undefined;
+    coordination = database ? postgresCoordination({
+          connectionString: database.connectionString,
+          settings: coordinationSettingsFromEnvironment(),
+          logger: logger ?? silentLogger,
+          replicaName: process.env.HARNESS_REPLICA_ID || `${hostname()}:${settings.dataDir}`,
+        }) : undefined;
     const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap, sandboxSettings, sandboxCgroups, coordination });
     // Before core.start(): boot recovery may hand NATS continuations to the gateway.
     const natsService = await startNatsService({ settings: options.nats ?? readNatsSettings(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });

@@ -222,7 +222,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     cronScheduler,
     workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder, sandboxSettings.diskQuotaBytes),
     start: async () => {
-      coordination.start();
+      await coordination.start();
       const report = await recoverAsyncWork({
         repository: asyncRepository,
         completions: asyncCompletions,

@@ -21,8 +21,8 @@ export interface Coordination {
    * of every change in memory).
    */
   cronResyncIntervalMs?: number;
-  /** The core has started (every delivery registered): shared queues begin to claim jobs. */
-  start(): void;
+  /** The core starts (every delivery registered): shared queues begin to claim jobs. */
+  start(): Promise<void>;
   /** Stop heartbeats and polling, release what this replica holds; after the workers stopped. */
   close(): Promise<void>;
 }
@@ -33,7 +33,7 @@ export function inMemoryCoordination(): Coordination {
     kind: 'memory',
     jobQueues: inMemoryJobQueues,
     conversationLocks: new KeyedMutex(),
-    start: () => undefined,
+    start: async () => undefined,
     close: async () => undefined,
   };
 }

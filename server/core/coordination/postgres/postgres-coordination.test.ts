@@ -34,10 +34,11 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
     await postgres.admin.dropSchema(schema);
   });
 
-  const replica = (leaseMs = 30_000, start = true) => {
-    const coordination = postgresCoordination({ connectionString: url, settings: { leaseMs, jobPollMs: 20, cronResyncMs: 1_000 }, logger: silentLogger, poolSize: 2 });
+  let replicas = 0;
+  const replica = (leaseMs = 30_000, start = true, replicaName = `replica-${(replicas += 1)}`) => {
+    const coordination = postgresCoordination({ connectionString: url, settings: { leaseMs, jobPollMs: 20, cronResyncMs: 1_000 }, logger: silentLogger, poolSize: 2, replicaName });
     opened.push(coordination);
-    if (start) coordination.start();
+    if (start) void coordination.start();
     return coordination;
   };
   const storedJobs = async () => Number((await postgres.admin.query<{ jobs: string }>(`SELECT count(*) AS jobs FROM ${schema}.harness_jobs`))[0]!.jobs);
@@ -58,7 +59,7 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
     // Stored before any replica claims: 100 of the pushes repeat a job that waits.
     for (let index = 0; index < 300; index += 1) replicas[index % 3]!.push({ id: `job-${index % 200}` });
     while ((await storedJobs()) < 200) await new Promise((resolve) => setTimeout(resolve, 10));
-    for (const coordination of coordinations) coordination.start();
+    await Promise.all(coordinations.map((coordination) => coordination.start()));
     for (const queue of replicas) await queue.idle();
     expect(runs.size).toBe(200);
     expect([...runs.values()].filter((count) => count !== 1)).toEqual([]);
@@ -82,6 +83,30 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
       deliveries.push(delivery);
     });
     await survivor.idle();
+    expect(deliveries).toEqual([{ attempt: 2 }]);
+  });
+
+  it('hands what a killed process held to the next process of the same replica at once, not after the lease', async () => {
+    const dead = replica(60_000, true, 'restarted');
+    let started!: () => void;
+    const claimed = new Promise<void>((resolve) => (started = resolve));
+    queueOn(dead, () => {
+      started();
+      return new Promise<void>(() => undefined);
+    }).push({ id: 'held' });
+    await claimed;
+    await dead.conversationLocks.acquire('conversation-c');
+    queues.splice(0);
+    opened.splice(opened.indexOf(dead), 1);
+    await dead.close();
+    // A 60 s lease: only the release at start lets this finish within the test's time.
+    const again = replica(60_000, false, 'restarted');
+    await again.start();
+    const deliveries: JobDelivery[] = [];
+    await queueOn(again, async (_job, delivery) => {
+      deliveries.push(delivery);
+    }).idle();
+    (await again.conversationLocks.acquire('conversation-c'))();
     expect(deliveries).toEqual([{ attempt: 2 }]);
   });
 
