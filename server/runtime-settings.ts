@@ -46,3 +46,11 @@ export function readRuntimeSettings(
     enableDirectApi: overrides.enableDirectApi ?? booleanSetting('ENABLE_DIRECT_API', environment.ENABLE_DIRECT_API, true),
   };
 }
+
+/**
+ * The workspace bucket's folder: `HARNESS_BUCKET_DIR` (replicas point it at one shared
+ * filesystem), else the bucket's name under the data folder.
+ */
+export function bucketFolderFor(dataDir: string, bucketName: string, environment: NodeJS.ProcessEnv = process.env): string {
+  return environment.HARNESS_BUCKET_DIR ? resolve(environment.HARNESS_BUCKET_DIR) : `${dataDir}/${bucketName}`;
+}

@@ -1,6 +1,11 @@
 import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Coordination } from './core/coordination/coordination.js';
+import { coordinationSettingsFromEnvironment } from './core/coordination/postgres/coordination-settings.js';
+import { postgresCoordination } from './core/coordination/postgres/postgres-coordination.js';
 import { createHarnessCore } from './core/harness-core.js';
+import { silentLogger } from './core/logger.js';
 import { defineInfrastructure } from './core/infrastructure.js';
 import { probeBubblewrap } from './core/sandbox/bubblewrap-probe.js';
 import { probeCgroups } from './core/sandbox/sandbox-cgroups.js';
@@ -19,7 +24,7 @@ import { buildAgentService } from './http/agent-service.js';
 import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
 import { startNatsService, type NatsService } from './nats/nats-service.js';
 import { createProcessLogger } from './process-logger.js';
-import { readRuntimeSettings } from './runtime-settings.js';
+import { bucketFolderFor, readRuntimeSettings } from './runtime-settings.js';
 
 export interface ServeOptions {
   accountPort?: number;
@@ -69,18 +74,30 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     ? new PostgresStorage({ ...database, onConnectionError: (error) => logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed; the pool opens another') })
     : new LowdbStorage(`${settings.dataDir}/tables`, storageSettings);
   let nats: NatsService | undefined;
+  let coordination: Coordination | undefined;
   try {
     // Connect and migrate now, so a wrong URL or an unreachable database stops the start.
     if (storage instanceof PostgresStorage) await storage.ready();
     const secrets = await loadRuntimeSecrets(settings.dataDir);
-    // The filesystem bucket: a folder named by the infrastructure definition, under the data folder.
-    const bucketFolder = `${settings.dataDir}/${infrastructure.filesystemBucketName}`;
+    if (database && (!process.env.HARNESS_ADMIN_SECRET || !process.env.HARNESS_CONFIG_ENCRYPTION_SECRET)) {
+      // Each replica would generate its own into its data folder: another replica could not read the agent configs this one encrypts.
+      logger?.warn({ event: 'secrets' }, 'on PostgreSQL, set HARNESS_ADMIN_SECRET and HARNESS_CONFIG_ENCRYPTION_SECRET to the same values on every replica');
+    }
+    // The filesystem bucket: a folder named by the infrastructure definition, under the data folder unless HARNESS_BUCKET_DIR moves it.
+    const bucketFolder = bucketFolderFor(settings.dataDir, infrastructure.filesystemBucketName);
     await mkdir(bucketFolder, { recursive: true, mode: 0o700 });
     // Probed once: bash calls run inside bubblewrap, or not at all unless the operator opts in.
     const [bubblewrap, sandboxCgroups] = await Promise.all([probeBubblewrap(), probeCgroups()]);
     const sandboxReport = sandboxStartReport(bubblewrap, sandboxCgroups, sandboxSettings);
     logger?.[sandboxReport.level](sandboxReport.fields, sandboxReport.message);
-    const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap, sandboxSettings, sandboxCgroups });
+    // Replicas on one database coordinate through it; one process on lowdb keeps everything in memory.
+    coordination = database ? postgresCoordination({
+          connectionString: database.connectionString,
+          settings: coordinationSettingsFromEnvironment(),
+          logger: logger ?? silentLogger,
+          replicaName: process.env.HARNESS_REPLICA_ID || `${hostname()}:${settings.dataDir}`,
+        }) : undefined;
+    const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap, sandboxSettings, sandboxCgroups, coordination });
     // Before core.start(): boot recovery may hand NATS continuations to the gateway.
     const natsService = await startNatsService({ settings: options.nats ?? readNatsSettings(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });
     nats = natsService;
@@ -111,6 +128,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     };
   } catch (error) {
     await nats?.close();
+    await coordination?.close().catch(() => undefined);
     await storage.close().catch(() => undefined); // the start's own error is the one to report
     await lock?.release();
     throw error;

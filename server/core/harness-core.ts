@@ -20,6 +20,7 @@ import type { ChannelDelivery } from './channels/channel-deliveries-repository.j
 import { createChannels, type Channels } from './channels/channels.js';
 import type { CronTableRow } from './cron-jobs/cron-job.js';
 import { asyncTurnLauncher, CronJobs, CronJobsRepository, CronScheduler, type CronRunLauncher, type SchedulerClock, systemClock } from './cron-jobs/index.js';
+import { type Coordination, inMemoryCoordination } from './coordination/coordination.js';
 import type { InfrastructureDefinition } from './infrastructure.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ConfigCipher } from './secrets/config-encryption.js';
@@ -75,6 +76,12 @@ export interface HarnessCoreOptions {
   signup?: SignupSettings;
   /** Wraps how cron runs start (tests simulate a crash between claiming a slot and submitting). */
   wrapCronLauncher?: (launcher: CronRunLauncher) => CronRunLauncher;
+  /**
+   * How background queues, the conversation lock and the cron scheduler work together:
+   * in memory (default; one process owns the storage) or across replicas sharing PostgreSQL
+   * (`postgresCoordination`, chosen by `serve` from the storage kind).
+   */
+  coordination?: Coordination;
 }
 
 /**
@@ -113,6 +120,7 @@ export interface HarnessCore {
 export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const now = options.now ?? (() => new Date());
   const { tables } = options.infrastructure;
+  const coordination = options.coordination ?? inMemoryCoordination();
   const logger = options.logger ?? silentLogger;
   const limits = options.limits ?? limitsFromEnvironment();
   const rateLimiters = {
@@ -162,6 +170,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom(),
     maxConversationMessages: limits.maxConversationMessages,
     maxToolOutputBytes: limits.maxToolOutputBytes,
+    locks: coordination.conversationLocks,
     ...(outbound.restricts ? { modelFetch: createModelFetch(outbound.dispatcher), outboundFetch: outbound.fetch } : {}),
   });
   const asyncWorker = new BackgroundWorker({
@@ -172,6 +181,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     deliveries: continuations,
     logger,
     concurrency: options.asyncWorkerConcurrency ?? 4,
+    queues: coordination.jobQueues,
   });
   continuations.sendTo((job) => asyncWorker.enqueue(job));
   const asyncRequests = new AsyncRequests({ agents, repository: requestsRepository, transitions, enqueue: (job) => asyncWorker.enqueue(job), accountCheck: accounts.requireEnabled });
@@ -183,13 +193,14 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     logger,
     now,
     webhookLimiter: rateLimiters.webhooks,
+    queues: coordination.jobQueues,
     accountCheck: accounts.requireEnabled,
     ...(outbound.restricts ? { fetch: outbound.fetch } : {}),
   });
   const cronClock = options.cronClock ?? systemClock(now);
   const cronRepository = new CronJobsRepository(options.storage.table<CronTableRow>(tables.cronJobs));
   const cronLauncher = asyncTurnLauncher(asyncRequests, transitions);
-  const cronScheduler = new CronScheduler({ repository: cronRepository, launcher: options.wrapCronLauncher?.(cronLauncher) ?? cronLauncher, clock: cronClock, logger });
+  const cronScheduler = new CronScheduler({ repository: cronRepository, launcher: options.wrapCronLauncher?.(cronLauncher) ?? cronLauncher, clock: cronClock, logger, resyncIntervalMs: coordination.cronResyncIntervalMs });
   const cronJobs = new CronJobs({ repository: cronRepository, agents, scheduler: cronScheduler, now: () => cronClock.now() });
   agents.addDeletionGuard((accountId, agentId) => cronJobs.agentDeletionRefusal(accountId, agentId));
   return {
@@ -211,6 +222,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     cronScheduler,
     workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder, sandboxSettings.diskQuotaBytes),
     start: async () => {
+      await coordination.start();
       const report = await recoverAsyncWork({
         repository: asyncRepository,
         completions: asyncCompletions,
@@ -218,6 +230,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
         transitions,
         enqueue: (job) => asyncWorker.enqueue(job),
         logger,
+        shared: coordination.kind === 'shared',
       });
       await channels.worker.recover();
       // After recovery: runs it put back on the queue are found by the scheduler, not resubmitted.
@@ -227,6 +240,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     stop: async () => {
       await cronScheduler.stop();
       await Promise.all([asyncWorker.stop(), channels.worker.stop()]);
+      await coordination.close();
       await outbound.close();
     },
   };

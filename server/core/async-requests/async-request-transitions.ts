@@ -60,6 +60,15 @@ export class AsyncRequestTransitions {
     return written?.changed ? written.row : undefined;
   }
 
+  /**
+   * `processing` → `processing`, by a worker taking over a request whose worker died (its job
+   * was delivered again after the lease ran out): the row when this call moved it.
+   */
+  async takeOver(eventId: string): Promise<AsyncRequestRecord | undefined> {
+    const written = await this.move(eventId, (row) => (row.status === 'processing' ? { ...row } : undefined));
+    return written?.changed ? written.row : undefined;
+  }
+
   /** A turn waits for external async tools: the row says so, created first when the turn had none. */
   async waitForAsyncTools(turn: WaitingTurn): Promise<void> {
     const timestamp = this.now().toISOString();

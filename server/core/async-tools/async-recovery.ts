@@ -20,6 +20,12 @@ export interface RecoveryDependencies {
   /** Where a request still `queued` goes to be run again. */
   enqueue: (job: AsyncRequestJob) => void;
   logger: Logger;
+  /**
+   * Replicas share the storage: rows `processing` may belong to a live replica, so they are
+   * not failed here. A request `processing` keeps its job on the shared queue until it ends,
+   * and a replica that died loses that job's lease: another takes the request over.
+   */
+  shared?: boolean;
 }
 
 /**
@@ -33,7 +39,7 @@ export async function recoverAsyncWork(dependencies: RecoveryDependencies): Prom
   for (const groupId of await dependencies.repository.groupIds()) {
     const snapshot = await dependencies.repository.snapshot(groupId);
     for (const row of snapshot.results) {
-      if (row.value.execution === 'same-invocation' && row.value.status === 'processing') {
+      if (!dependencies.shared && row.value.execution === 'same-invocation' && row.value.status === 'processing') {
         await dependencies.completions.settleInProcess(row.key, { status: 'failed', error: 'service restarted' }).catch(() => undefined);
         report.sameInvocationFailed += 1;
       }
@@ -45,7 +51,7 @@ export async function recoverAsyncWork(dependencies: RecoveryDependencies): Prom
     if (request.status === 'queued') {
       dependencies.enqueue({ kind: 'async-request', eventId: request.eventId });
       report.eventsRequeued += 1;
-    } else if (request.status === 'processing') {
+    } else if (request.status === 'processing' && !dependencies.shared) {
       await dependencies.transitions.failInterrupted(request.eventId);
       report.eventsFailed += 1;
     }

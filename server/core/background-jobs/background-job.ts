@@ -24,3 +24,10 @@ export interface ChannelDeliveryJob {
   kind: 'channel-delivery';
   ref: DeliveryRef;
 }
+
+/** A job's identity on a shared queue: pushing the same work again while it waits or runs keeps one job. */
+export function backgroundJobKey(job: BackgroundJob): string {
+  if (job.kind === 'async-request') return `async-request:${job.eventId}`;
+  if (job.kind === 'continuation') return `continuation:${job.groupId}`;
+  return `channel-delivery:${JSON.stringify([job.ref.accountId, job.ref.agentId, job.ref.provider, job.ref.deliveryId])}`;
+}

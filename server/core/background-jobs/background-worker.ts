@@ -6,9 +6,9 @@ import type { ContinuationDispatcher } from '../async-tools/continuation-dispatc
 import type { Logger } from '../logger.js';
 import { runTurnToEnd } from '../turns/run-turn-to-end.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
-import type { AsyncRequestJob, ContinuationJob } from './background-job.js';
+import { type AsyncRequestJob, backgroundJobKey, type ContinuationJob } from './background-job.js';
 import { inMemoryJobQueues } from './bounded-job-queue.js';
-import type { JobQueue, JobQueueFactory } from './job-queue.js';
+import type { JobDelivery, JobQueue, JobQueueFactory } from './job-queue.js';
 
 export interface BackgroundWorkerOptions {
   turns: Pick<TurnRunner, 'start' | 'startContinuation'>;
@@ -34,7 +34,10 @@ export class BackgroundWorker {
   private readonly queue: JobQueue<AsyncRequestJob | ContinuationJob>;
 
   constructor(private readonly options: BackgroundWorkerOptions) {
-    this.queue = (options.queues ?? inMemoryJobQueues)((job: AsyncRequestJob | ContinuationJob) => this.run(job), options.concurrency ?? 4);
+    this.queue = (options.queues ?? inMemoryJobQueues)((job: AsyncRequestJob | ContinuationJob, delivery) => this.run(job, delivery), options.concurrency ?? 4, {
+      name: 'background',
+      keyOf: backgroundJobKey,
+    });
   }
 
   enqueue(job: AsyncRequestJob | ContinuationJob): void {
@@ -51,19 +54,23 @@ export class BackgroundWorker {
     return this.queue.stop();
   }
 
-  private async run(job: AsyncRequestJob | ContinuationJob): Promise<void> {
+  private async run(job: AsyncRequestJob | ContinuationJob, delivery: JobDelivery): Promise<void> {
     try {
-      if (job.kind === 'async-request') await this.runAsyncRequest(job.eventId);
+      if (job.kind === 'async-request') await this.runAsyncRequest(job.eventId, delivery);
       else await this.runContinuation(job.groupId);
     } catch (error) {
       this.options.logger.error({ event: 'background-worker', job, error: (error as Error).message }, 'background job failed');
     }
   }
 
-  /** A queued request: claimed once (`processing`), run to its end, its result on the row. */
-  private async runAsyncRequest(eventId: string): Promise<void> {
+  /**
+   * A queued request: claimed once (`processing`), run to its end, its result on the row. A
+   * job delivered again (the replica that held it died before it finished) finds the row
+   * `processing` and takes it over, so the request still ends; a row already final is left.
+   */
+  private async runAsyncRequest(eventId: string, delivery: JobDelivery): Promise<void> {
     const { transitions, turns, logger } = this.options;
-    const claimed = await transitions.claim(eventId);
+    const claimed = (await transitions.claim(eventId)) ?? (delivery.attempt > 1 ? await transitions.takeOver(eventId) : undefined);
     if (!claimed?.input) return;
     try {
       const result = await runTurnToEnd(

@@ -54,4 +54,4 @@ export class BoundedJobQueue<Job> implements JobQueue<Job> {
 }
 
 /** Queues in this process's memory: the embedded default (the truth stays in storage; recovery refills them at boot). */
-export const inMemoryJobQueues: JobQueueFactory = (run, concurrency) => new BoundedJobQueue(run, concurrency);
+export const inMemoryJobQueues: JobQueueFactory = (run, concurrency) => new BoundedJobQueue((job) => run(job, { attempt: 1 }), concurrency);

@@ -2,7 +2,7 @@ import { AccountDisabledError } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
 import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
-import type { ChannelDeliveryJob } from '../background-jobs/background-job.js';
+import { backgroundJobKey, type ChannelDeliveryJob } from '../background-jobs/background-job.js';
 import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
 import type { JobQueue, JobQueueFactory } from '../background-jobs/job-queue.js';
 import type { Logger } from '../logger.js';
@@ -57,7 +57,7 @@ export class ChannelWorker {
   private readonly inFlight = new Set<string>();
 
   constructor(private readonly options: ChannelWorkerOptions) {
-    this.queue = (options.queues ?? inMemoryJobQueues)((job: ChannelDeliveryJob) => this.run(job), options.concurrency ?? 4);
+    this.queue = (options.queues ?? inMemoryJobQueues)((job: ChannelDeliveryJob) => this.run(job), options.concurrency ?? 4, { name: 'channel-deliveries', keyOf: backgroundJobKey });
     options.continuations.register('channel', {
       finished: (group, result) => this.replyToContinuation(group, replyTextsFor(result), result.status),
       failedToStart: (group, error) => this.continuationFailedToStart(group, error),
@@ -66,6 +66,8 @@ export class ChannelWorker {
 
   /** Processes an accepted delivery in the background. */
   enqueue(ref: DeliveryRef): void {
+    // A shared queue keeps one job per delivery itself, and may run it on another replica.
+    if (this.queue.deduplicates) return this.queue.push({ kind: 'channel-delivery', ref });
     const key = refKey(ref);
     if (this.inFlight.has(key)) return;
     this.inFlight.add(key);

@@ -1,6 +1,7 @@
 import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
+import type { JobQueueFactory } from '../background-jobs/job-queue.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Logger } from '../logger.js';
 import type { TableStore } from '../storage/table-store.js';
@@ -29,6 +30,8 @@ export interface ChannelsOptions {
   webhookLimiter?: RateLimiter;
   /** Refuses a disabled account's webhooks before verification. */
   accountCheck?: AccountStatusCheck;
+  /** Where deliveries wait (default: in memory; a shared queue across replicas). */
+  queues?: JobQueueFactory;
 }
 
 /** Wires the channel pieces; registers the `channel` continuation handler. */

@@ -14,6 +14,12 @@ export interface CronSchedulerOptions {
   launcher: CronRunLauncher;
   clock: SchedulerClock;
   logger: Logger;
+  /**
+   * Re-read the jobs and unfinished runs from storage this often (replicas sharing storage:
+   * jobs written through another replica join this agenda, and runs that ended or whose
+   * claimant died are recorded). Undefined: never; one process hears of every change itself.
+   */
+  resyncIntervalMs?: number;
 }
 
 /** What `start()` found in storage. */
@@ -61,6 +67,7 @@ export class CronScheduler implements CronJobObserver {
   /** Slots before this instant passed while no scheduler of this process ran: catch-ups. */
   private startedAt = 0;
   private unsubscribe: (() => void) | undefined;
+  private resyncTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: CronSchedulerOptions) {}
 
@@ -81,8 +88,18 @@ export class CronScheduler implements CronJobObserver {
     this.unsubscribe = this.options.launcher.onOutcome((outcome) => {
       if (this.pendingRuns.has(outcome.eventId)) this.track(this.settle(outcome));
     });
+    const report = await this.load((job, run) => this.launch(job, run));
+    this.arm();
+    this.scheduleResync();
+    this.options.logger.info({ event: 'cron-scheduler', ...report }, 'cron scheduler started');
+    return report;
+  }
+
+  /** Every job of storage on the agenda; `resume` called for every run still `running`. */
+  private async load(resume: (job: CronJobRecord, run: CronRun) => Promise<void>): Promise<CronStartReport> {
     const report: CronStartReport = { activeJobs: 0, runsResumed: 0 };
     for (const accountId of await this.options.repository.accounts()) {
+      if (!this.running) break;
       const { jobs, runs } = await this.options.repository.snapshot(accountId);
       const jobsById = new Map(jobs.map((entry) => [entry.job.cronJobId, entry.job]));
       for (const { job } of jobs) if (this.enqueue(job)) report.activeJobs += 1;
@@ -92,18 +109,51 @@ export class CronScheduler implements CronJobObserver {
         for (const run of history.runs) {
           if (run.status !== 'running') continue;
           report.runsResumed += 1;
-          this.track(this.launch(job, run));
+          this.track(resume(job, run));
         }
       }
     }
-    this.arm();
-    this.options.logger.info({ event: 'cron-scheduler', ...report }, 'cron scheduler started');
     return report;
+  }
+
+  private scheduleResync(): void {
+    const interval = this.options.resyncIntervalMs;
+    if (interval === undefined || !this.running) return;
+    this.resyncTimer = setTimeout(() => {
+      this.resyncTimer = undefined;
+      this.track(this.resync().finally(() => this.scheduleResync()));
+    }, interval);
+    this.resyncTimer.unref();
+  }
+
+  /**
+   * What other replicas did since: their new and changed jobs join the agenda (a slot is still
+   * claimed once, by a conditional write, whichever replica wins), and each unfinished run is
+   * looked up: ended (its event ran on another replica) → recorded; never submitted (the
+   * replica that claimed it died first) → submitted with its stored event id, which starts it
+   * once however many replicas try.
+   */
+  private async resync(): Promise<void> {
+    if (!this.running) return;
+    await this.load((job, run) => this.resume(job, run));
+    this.arm();
+  }
+
+  private async resume(job: CronJobRecord, run: CronRun): Promise<void> {
+    const outcome = await this.options.launcher.outcome(job.accountId, run.eventId);
+    if (!outcome) {
+      await this.launch(job, run);
+      return;
+    }
+    this.pendingRuns.set(run.eventId, { accountId: job.accountId, cronJobId: job.cronJobId, runId: run.runId });
+    await this.settle(outcome);
   }
 
   /** Stop firing at once; wait for fires already under way. */
   async stop(): Promise<void> {
     this.running = false;
+    if (this.resyncTimer) clearTimeout(this.resyncTimer);
+    this.resyncTimer = undefined;
     this.timer?.cancel();
     this.timer = undefined;
     this.armedFor = Number.POSITIVE_INFINITY;

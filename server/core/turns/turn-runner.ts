@@ -13,6 +13,7 @@ import { buildTools, type BuildToolsOptions } from '../tools/build-tools.js';
 import type { ToolContext, ToolEnvironment } from '../tools/tool-context.js';
 import { applyApprovalAnswers, closeInterruptedApprovals, denyOpenApprovals } from './approvals.js';
 import { asyncResultsMessages, syntheticCallId, type SettledAsyncCall } from './async-results-message.js';
+import type { ConversationLocks } from './conversation-locks.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { TurnAdmission } from './turn-admission.js';
 import { type PassHolder, TurnExecution, type TurnExecutionServices } from './turn-execution.js';
@@ -42,6 +43,8 @@ export interface TurnRunnerOptions {
   modelFetch?: typeof fetch;
   /** `fetch` for other destinations the account chose (a tool's `workerUrl`). Default: `fetch`. */
   outboundFetch?: typeof fetch;
+  /** The conversation lock (default: in this process's memory). */
+  locks?: ConversationLocks;
 }
 
 /** What a turn does to the conversation before its first model pass; `ready` false ends it awaiting approval. */
@@ -56,9 +59,11 @@ const supersededReason = 'The user sent a new message instead of answering this 
  * one at a time.
  */
 export class TurnRunner {
-  private readonly locks = new KeyedMutex();
+  private readonly locks: ConversationLocks;
 
-  constructor(private readonly options: TurnRunnerOptions) {}
+  constructor(private readonly options: TurnRunnerOptions) {
+    this.locks = options.locks ?? new KeyedMutex();
+  }
 
   /** Refuse input over the size limit (413), before anything is queued or stored. */
   checkInput(input: TurnRequest['input']): void {

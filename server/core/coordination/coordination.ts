@@ -1,0 +1,39 @@
+import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
+import type { JobQueueFactory } from '../background-jobs/job-queue.js';
+import type { ConversationLocks } from '../turns/conversation-locks.js';
+import { KeyedMutex } from '../turns/keyed-mutex.js';
+
+/**
+ * How the work of one service is coordinated: in this process's memory when one process owns
+ * the storage (lowdb), or through the shared database when several replicas serve together
+ * (PostgreSQL; `coordination/postgres/`). The core asks for it once, in `createHarnessCore`.
+ */
+export interface Coordination {
+  /** `memory`: one process; `shared`: every replica on the same database takes part. */
+  kind: 'memory' | 'shared';
+  /** The queues of the background workers (async requests, continuations, channel deliveries). */
+  jobQueues: JobQueueFactory;
+  /** The per-conversation turn lock. */
+  conversationLocks: ConversationLocks;
+  /**
+   * How often the cron scheduler re-reads the jobs and unfinished runs from storage, to learn
+   * of jobs written and runs ended through other replicas. Undefined: never (one process hears
+   * of every change in memory).
+   */
+  cronResyncIntervalMs?: number;
+  /** The core starts (every delivery registered): shared queues begin to claim jobs. */
+  start(): Promise<void>;
+  /** Stop heartbeats and polling, release what this replica holds; after the workers stopped. */
+  close(): Promise<void>;
+}
+
+/** One process: today's in-memory queues and mutex, nothing to poll (the embedded default). */
+export function inMemoryCoordination(): Coordination {
+  return {
+    kind: 'memory',
+    jobQueues: inMemoryJobQueues,
+    conversationLocks: new KeyedMutex(),
+    start: async () => undefined,
+    close: async () => undefined,
+  };
+}

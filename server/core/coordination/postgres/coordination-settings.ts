@@ -1,0 +1,27 @@
+/** Timings of the coordination between replicas on PostgreSQL. */
+export interface CoordinationSettings {
+  /** `HARNESS_LEASE_MS`: how long a claimed job or a held conversation lock stays a replica's without a heartbeat (default 30 s); work of a dead replica is taken over after it. */
+  leaseMs: number;
+  /** `HARNESS_JOB_POLL_MS`: how often an idle replica looks for jobs queued by others (default 500 ms). */
+  jobPollMs: number;
+  /** `HARNESS_CRON_RESYNC_MS`: how often the cron scheduler re-reads jobs and unfinished runs (default 5 s). */
+  cronResyncMs: number;
+}
+
+export const defaultCoordinationSettings: CoordinationSettings = { leaseMs: 30_000, jobPollMs: 500, cronResyncMs: 5_000 };
+
+function milliseconds(name: string, value: string | undefined, fallback: number, minimum: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < minimum || parsed > 3_600_000) throw new Error(`${name} must be a whole number of milliseconds from ${minimum} to 3600000 (got ${JSON.stringify(value)}).`);
+  return parsed;
+}
+
+export function coordinationSettingsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): CoordinationSettings {
+  return {
+    // A heartbeat every third of the lease: a lease survives two missed beats.
+    leaseMs: milliseconds('HARNESS_LEASE_MS', environment.HARNESS_LEASE_MS, defaultCoordinationSettings.leaseMs, 1_000),
+    jobPollMs: milliseconds('HARNESS_JOB_POLL_MS', environment.HARNESS_JOB_POLL_MS, defaultCoordinationSettings.jobPollMs, 10),
+    cronResyncMs: milliseconds('HARNESS_CRON_RESYNC_MS', environment.HARNESS_CRON_RESYNC_MS, defaultCoordinationSettings.cronResyncMs, 100),
+  };
+}

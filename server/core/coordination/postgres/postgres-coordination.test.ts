@@ -1,0 +1,142 @@
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { postgresForThisFile, randomSchemaName } from '../../../../test/support/test-postgres.js';
+import type { JobDelivery, JobQueue } from '../../background-jobs/job-queue.js';
+import { silentLogger } from '../../logger.js';
+import { PostgresStorage } from '../../storage/postgres/postgres-storage.js';
+import type { Coordination } from '../coordination.js';
+import { postgresCoordination } from './postgres-coordination.js';
+
+const postgres = postgresForThisFile();
+
+interface TestJob {
+  id: string;
+}
+
+const spec = { name: 'test', keyOf: (job: TestJob) => job.id };
+
+describe('coordination on PostgreSQL (replicas in one process, one schema)', () => {
+  let schema = '';
+  let url = '';
+  const opened: Coordination[] = [];
+  const queues: JobQueue<TestJob>[] = [];
+
+  beforeEach(async () => {
+    schema = randomSchemaName();
+    url = await postgres.admin.createSchema(schema);
+    const storage = new PostgresStorage({ connectionString: url, poolSize: 1 });
+    await storage.ready();
+    await storage.close();
+  });
+  afterEach(async () => {
+    for (const queue of queues.splice(0)) await queue.stop();
+    for (const coordination of opened.splice(0)) await coordination.close();
+    await postgres.admin.dropSchema(schema);
+  });
+
+  let replicas = 0;
+  const replica = (leaseMs = 30_000, start = true, replicaName = `replica-${(replicas += 1)}`) => {
+    const coordination = postgresCoordination({ connectionString: url, settings: { leaseMs, jobPollMs: 20, cronResyncMs: 1_000 }, logger: silentLogger, poolSize: 2, replicaName });
+    opened.push(coordination);
+    if (start) void coordination.start();
+    return coordination;
+  };
+  const storedJobs = async () => Number((await postgres.admin.query<{ jobs: string }>(`SELECT count(*) AS jobs FROM ${schema}.harness_jobs`))[0]!.jobs);
+  const queueOn = (coordination: Coordination, run: (job: TestJob, delivery: JobDelivery) => Promise<void>, concurrency = 4) => {
+    const queue = coordination.jobQueues(run, concurrency, spec);
+    queues.push(queue);
+    return queue;
+  };
+
+  it('runs each job once across three replicas, the same job pushed twice being one job', async () => {
+    const runs = new Map<string, number>();
+    const run = async (job: TestJob) => {
+      runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    };
+    const coordinations = [replica(30_000, false), replica(30_000, false), replica(30_000, false)];
+    const replicas = coordinations.map((coordination) => queueOn(coordination, run));
+    // Stored before any replica claims: 100 of the pushes repeat a job that waits.
+    for (let index = 0; index < 300; index += 1) replicas[index % 3]!.push({ id: `job-${index % 200}` });
+    while ((await storedJobs()) < 200) await new Promise((resolve) => setTimeout(resolve, 10));
+    await Promise.all(coordinations.map((coordination) => coordination.start()));
+    for (const queue of replicas) await queue.idle();
+    expect(runs.size).toBe(200);
+    expect([...runs.values()].filter((count) => count !== 1)).toEqual([]);
+  });
+
+  it('delivers a job again, with a higher attempt, once the lease of a replica that stopped renewing runs out', async () => {
+    const dead = replica(1_000);
+    const deliveries: JobDelivery[] = [];
+    // The first replica takes the job and never finishes it: its connections are cut, as by a kill.
+    let started!: () => void;
+    const claimed = new Promise<void>((resolve) => (started = resolve));
+    queueOn(dead, () => {
+      started();
+      return new Promise<void>(() => undefined);
+    }).push({ id: 'held' });
+    await claimed;
+    queues.splice(0);
+    opened.splice(opened.indexOf(dead), 1);
+    await dead.close();
+    const survivor = queueOn(replica(1_000), async (_job, delivery) => {
+      deliveries.push(delivery);
+    });
+    await survivor.idle();
+    expect(deliveries).toEqual([{ attempt: 2 }]);
+  });
+
+  it('hands what a killed process held to the next process of the same replica at once, not after the lease', async () => {
+    const dead = replica(60_000, true, 'restarted');
+    let started!: () => void;
+    const claimed = new Promise<void>((resolve) => (started = resolve));
+    queueOn(dead, () => {
+      started();
+      return new Promise<void>(() => undefined);
+    }).push({ id: 'held' });
+    await claimed;
+    await dead.conversationLocks.acquire('conversation-c');
+    queues.splice(0);
+    opened.splice(opened.indexOf(dead), 1);
+    await dead.close();
+    // A 60 s lease: only the release at start lets this finish within the test's time.
+    const again = replica(60_000, false, 'restarted');
+    await again.start();
+    const deliveries: JobDelivery[] = [];
+    await queueOn(again, async (_job, delivery) => {
+      deliveries.push(delivery);
+    }).idle();
+    (await again.conversationLocks.acquire('conversation-c'))();
+    expect(deliveries).toEqual([{ attempt: 2 }]);
+  });
+
+  it('lets one replica at a time hold a conversation lock, and frees it when the holder stops renewing', async () => {
+    const [first, second] = [replica(1_000), replica(1_000)];
+    const order: string[] = [];
+    const releaseFirst = await first.conversationLocks.acquire('conversation-a');
+    const waiting = second.conversationLocks.acquire('conversation-a').then((release) => {
+      order.push('second');
+      return release;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    order.push('first releases');
+    releaseFirst();
+    (await waiting)();
+    expect(order).toEqual(['first releases', 'second']);
+
+    // A holder that dies keeps the lock only until its lease runs out.
+    await first.conversationLocks.acquire('conversation-b');
+    opened.splice(opened.indexOf(first), 1);
+    await first.close();
+    const before = Date.now();
+    (await second.conversationLocks.acquire('conversation-b'))();
+    expect(Date.now() - before).toBeLessThan(5_000);
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await pool.query('SELECT name FROM harness_leases')).rows).toEqual([]);
+    } finally {
+      await pool.end();
+    }
+  });
+});

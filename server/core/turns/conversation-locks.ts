@@ -1,0 +1,9 @@
+/**
+ * The per-conversation turn lock: turns of one conversation run one after another, so each
+ * starts from the state the previous one left. In one process a `KeyedMutex`; across
+ * replicas a lease in the shared database (`coordination/postgres/postgres-lease-locks.ts`).
+ */
+export interface ConversationLocks {
+  /** Wait for the key, hold it; call the returned function (once) to release it. */
+  acquire(key: string): Promise<() => void>;
+}

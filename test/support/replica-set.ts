@@ -1,0 +1,63 @@
+import { mkdir } from 'node:fs/promises';
+import { startServiceProcess, type ServiceProcess } from './service-process.js';
+import { temporaryFolder } from './temporary-folder.js';
+import { testAdminSecret, testEncryptionSecret } from './test-services.js';
+
+export interface ReplicaSet {
+  /** The running replicas; a killed one is replaced in place by `restart`. */
+  replicas: ServiceProcess[];
+  /** Kill replica `index` without warning (SIGKILL), as a crashed machine. */
+  kill(index: number): Promise<void>;
+  /** Start replica `index` again on its data folder. */
+  restart(index: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * `count` `harness serve` processes that are one service: the same PostgreSQL database, the
+ * same admin and encryption secrets from the environment, one shared bucket folder, each with
+ * its own data folder and ports. Short leases and polls so a dead replica's work is taken over
+ * within seconds.
+ */
+export async function startReplicaSet(databaseUrl: string, count: number, environment: Record<string, string> = {}): Promise<ReplicaSet> {
+  const root = await temporaryFolder('harness-replicas-');
+  const bucket = `${root.path}/bucket`;
+  await mkdir(bucket, { recursive: true });
+  const shared = {
+    HARNESS_DATABASE_URL: databaseUrl,
+    HARNESS_ADMIN_SECRET: testAdminSecret,
+    HARNESS_CONFIG_ENCRYPTION_SECRET: testEncryptionSecret,
+    HARNESS_BUCKET_DIR: bucket,
+    HARNESS_LEASE_MS: '3000',
+    HARNESS_JOB_POLL_MS: '100',
+    HARNESS_CRON_RESYNC_MS: '1000',
+    ...environment,
+  };
+  const folders = Array.from({ length: count }, (_, index) => `${root.path}/replica-${index}`);
+  for (const folder of folders) await mkdir(folder, { recursive: true });
+  const replicas: ServiceProcess[] = [];
+  try {
+    // One after another: the first migrates the schema, the others find it done.
+    for (const folder of folders) replicas.push(await startServiceProcess(folder, shared));
+  } catch (error) {
+    await Promise.allSettled(replicas.map((replica) => replica.stop()));
+    await root.remove();
+    throw error;
+  }
+  const stopped = new Set<number>();
+  return {
+    replicas,
+    kill: async (index) => {
+      stopped.add(index);
+      await replicas[index]!.killHard();
+    },
+    restart: async (index) => {
+      replicas[index] = await startServiceProcess(folders[index]!, shared);
+      stopped.delete(index);
+    },
+    close: async () => {
+      await Promise.allSettled(replicas.map((replica, index) => (stopped.has(index) ? undefined : replica.stop())));
+      await root.remove();
+    },
+  };
+}
