@@ -1,6 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
-import { LowdbStorage } from '../storage/lowdb-storage.js';
+import { describe, expect, it } from 'vitest';
+import { lowdbStoragePerTest } from '../storage/test-support/lowdb-per-test.js';
 import type { AsyncRequestRecord } from './async-request.js';
 import { AsyncRequestTransitions } from './async-request-transitions.js';
 import { AsyncRequestsRepository } from './async-requests-repository.js';
@@ -9,17 +8,7 @@ const request = { eventId: 'evt_one', accountId: 'acc', agentId: 'agent', conver
 const finished = { text: 'done', messages: [], pendingApprovals: [] };
 
 describe('AsyncRequestTransitions', () => {
-  const folder = temporaryFolderPerTest();
-  const storages: LowdbStorage[] = [];
-  afterEach(async () => {
-    for (const storage of storages.splice(0)) await storage.close();
-  });
-
-  function open(): LowdbStorage {
-    const storage = new LowdbStorage(folder.path);
-    storages.push(storage);
-    return storage;
-  }
+  const { open } = lowdbStoragePerTest();
 
   function setUp() {
     const repository = new AsyncRequestsRepository(open().table<AsyncRequestRecord>('events'));

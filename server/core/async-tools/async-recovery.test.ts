@@ -6,38 +6,12 @@ import type { AsyncRequestRecord } from '../async-requests/async-request.js';
 import { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
 import { AsyncRequestsRepository } from '../async-requests/async-requests-repository.js';
 import { recoverAsyncWork } from './async-recovery.js';
-import { type AsyncTableRow, type AsyncToolResult, type DispatchGroup, groupKey } from './async-tool-result.js';
+import { type AsyncTableRow, groupKey } from './async-tool-result.js';
 import { AsyncToolResultsRepository } from './async-tool-results-repository.js';
 import { AsyncSettlement } from './async-settlement.js';
 import { AsyncToolCompletions } from './async-tool-completions.js';
 import { ContinuationDispatcher } from './continuation-dispatcher.js';
-
-const now = '2026-01-01T00:00:00.000Z';
-const delivery = { transport: 'async' as const, eventId: 'evt_parent' };
-
-function row(groupId: string, index: number, execution: AsyncToolResult['execution'], status: AsyncToolResult['status']): AsyncToolResult {
-  return {
-    kind: 'result',
-    resultId: `res_${groupId}_${index}`,
-    groupId,
-    accountId: 'acc',
-    agentId: 'agent',
-    conversationKey: 'k',
-    turnId: 't',
-    toolCallId: `call-${index}`,
-    toolName: 'tool',
-    execution,
-    status,
-    delivery,
-    asyncResultEventId: 'evt_parent',
-    createdAt: now,
-    updatedAt: now,
-  };
-}
-
-function group(groupId: string, resultIds: string[], overrides: Partial<DispatchGroup> = {}): DispatchGroup {
-  return { kind: 'group', groupId, accountId: 'acc', agentId: 'agent', conversationKey: 'k', turnId: 't', resultIds, sealed: true, settledCount: 0, delivery, createdAt: now, updatedAt: now, ...overrides };
-}
+import { asyncResultRow, dispatchGroup, now } from './test-support/async-rows.js';
 
 describe('recoverAsyncWork', () => {
   const folder = temporaryFolderPerTest();
@@ -55,23 +29,23 @@ describe('recoverAsyncWork', () => {
 
     const inline = 'grp_aaaaaaaaaaaaaaaaaaaaaaaa';
     await repository.write(inline, [
-      { type: 'put', key: `res_${inline}_0`, value: row(inline, 0, 'same-invocation', 'processing') },
-      { type: 'put', key: groupKey, value: group(inline, [], { sealed: false }) },
+      { type: 'put', key: `res_${inline}_0`, value: asyncResultRow(inline, 0, 'same-invocation', 'processing') },
+      { type: 'put', key: groupKey, value: dispatchGroup(inline, [], { sealed: false }) },
     ]);
     const claimed = 'grp_bbbbbbbbbbbbbbbbbbbbbbbb';
     await repository.write(claimed, [
-      { type: 'put', key: `res_${claimed}_0`, value: row(claimed, 0, 'external-dispatch', 'completed') },
-      { type: 'put', key: groupKey, value: group(claimed, [`res_${claimed}_0`], { continuation: { continuationEventId: 'evt_c', state: 'claimed', claimedAt: now } }) },
+      { type: 'put', key: `res_${claimed}_0`, value: asyncResultRow(claimed, 0, 'external-dispatch', 'completed') },
+      { type: 'put', key: groupKey, value: dispatchGroup(claimed, [`res_${claimed}_0`], { continuation: { continuationEventId: 'evt_c', state: 'claimed', claimedAt: now } }) },
     ]);
     const ready = 'grp_cccccccccccccccccccccccc';
     await repository.write(ready, [
-      { type: 'put', key: `res_${ready}_0`, value: row(ready, 0, 'external-dispatch', 'failed') },
-      { type: 'put', key: groupKey, value: group(ready, [`res_${ready}_0`]) },
+      { type: 'put', key: `res_${ready}_0`, value: asyncResultRow(ready, 0, 'external-dispatch', 'failed') },
+      { type: 'put', key: groupKey, value: dispatchGroup(ready, [`res_${ready}_0`]) },
     ]);
     const waiting = 'grp_dddddddddddddddddddddddd';
     await repository.write(waiting, [
-      { type: 'put', key: `res_${waiting}_0`, value: row(waiting, 0, 'external-dispatch', 'processing') },
-      { type: 'put', key: groupKey, value: group(waiting, [`res_${waiting}_0`]) },
+      { type: 'put', key: `res_${waiting}_0`, value: asyncResultRow(waiting, 0, 'external-dispatch', 'processing') },
+      { type: 'put', key: groupKey, value: dispatchGroup(waiting, [`res_${waiting}_0`]) },
     ]);
     const base = { accountId: 'acc', agentId: 'agent', conversationKey: 'k', transport: 'async' as const, createdAt: now, updatedAt: now };
     await events.create({ ...base, eventId: 'evt_queued', status: 'queued', input: { kind: 'user', message: { role: 'user', content: 'x' } } });

@@ -1,50 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
-import { LowdbStorage } from '../storage/lowdb-storage.js';
+import { describe, expect, it } from 'vitest';
+import { lowdbStoragePerTest } from '../storage/test-support/lowdb-per-test.js';
 import { AsyncSettlement } from './async-settlement.js';
-import { type AsyncTableRow, type AsyncToolResult, type DispatchGroup, groupKey } from './async-tool-result.js';
+import { type AsyncTableRow, type AsyncToolResult, groupKey } from './async-tool-result.js';
 import { AsyncToolResultsRepository } from './async-tool-results-repository.js';
+import { asyncResultRow, dispatchGroup } from './test-support/async-rows.js';
 
-const now = '2026-01-01T00:00:00.000Z';
-const delivery = { transport: 'async' as const, eventId: 'evt_parent' };
 const groupId = 'grp_aaaaaaaaaaaaaaaaaaaaaaaa';
-
-function row(index: number, execution: AsyncToolResult['execution']): AsyncToolResult {
-  return {
-    kind: 'result',
-    resultId: `res_${groupId}_${index}`,
-    groupId,
-    accountId: 'acc',
-    agentId: 'agent',
-    conversationKey: 'k',
-    turnId: 't',
-    toolCallId: `call-${index}`,
-    toolName: 'tool',
-    execution,
-    status: 'processing',
-    delivery,
-    asyncResultEventId: 'evt_parent',
-    createdAt: now,
-    updatedAt: now,
-  };
-}
-
-function group(resultIds: string[], sealed: boolean): DispatchGroup {
-  return { kind: 'group', groupId, accountId: 'acc', agentId: 'agent', conversationKey: 'k', turnId: 't', resultIds, sealed, settledCount: 0, delivery, createdAt: now, updatedAt: now };
-}
+const row = (index: number, execution: AsyncToolResult['execution']) => asyncResultRow(groupId, index, execution);
+const group = (resultIds: string[], sealed: boolean) => dispatchGroup(groupId, resultIds, { sealed });
 
 describe('AsyncSettlement', () => {
-  const folder = temporaryFolderPerTest();
-  const storages: LowdbStorage[] = [];
-  afterEach(async () => {
-    for (const storage of storages.splice(0)) await storage.close();
-  });
-
-  function open(): LowdbStorage {
-    const storage = new LowdbStorage(folder.path);
-    storages.push(storage);
-    return storage;
-  }
+  const { open } = lowdbStoragePerTest();
 
   async function setUp(calls: number, sealed: boolean) {
     const storage = open();
