@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
-import { LowdbStorage } from '../storage/lowdb-storage.js';
+import { lowdbStoragePerTest } from '../storage/test-support/lowdb-per-test.js';
 import { ConditionFailedError, type TableStore, type WriteOperation } from '../storage/table-store.js';
 import type { ConversationState, StoredMessage } from './conversation.js';
 import { type ConversationRow, ConversationsRepository } from './conversations-repository.js';
@@ -28,83 +27,67 @@ function recording(table: TableStore<ConversationRow>): { table: TableStore<Conv
 }
 
 describe('ConversationsRepository', () => {
-  const folder = temporaryFolderPerTest();
+  const { open } = lowdbStoragePerTest();
 
   it('writes only the messages a turn added, however long the conversation is', async () => {
-    const storage = new LowdbStorage(folder.path);
-    try {
-      const { table, batches } = recording(storage.table<ConversationRow>('conversations'));
-      const conversations = new ConversationsRepository(table);
-      const loaded = await conversations.load('acc', 'agent', 'key', '2030-01-01T00:00:00.000Z');
-      const state = loaded.state;
-      let version = loaded.version;
-      for (let index = 0; index < 2000; index += 1) state.messages.push(message(index));
-      version = await conversations.save(state, version);
-      state.messages.push(message(2000), message(2001));
-      version = await conversations.save(state, version);
-      const last = batches.at(-1)!;
-      expect(last).toHaveLength(3);
-      expect(last.filter((operation) => operation.type === 'put' && 'message' in operation.value)).toHaveLength(2);
-      const reloaded = await conversations.load('acc', 'agent', 'key', 'unused');
-      expect(reloaded.version).toBe(version);
-      expect(reloaded.state.messages.map((stored) => stored.message.content)).toEqual(Array.from({ length: 2002 }, (_, index) => `message ${index}`));
-    } finally {
-      await storage.close();
-    }
+    const storage = open();
+    const { table, batches } = recording(storage.table<ConversationRow>('conversations'));
+    const conversations = new ConversationsRepository(table);
+    const loaded = await conversations.load('acc', 'agent', 'key', '2030-01-01T00:00:00.000Z');
+    const state = loaded.state;
+    let version = loaded.version;
+    for (let index = 0; index < 2000; index += 1) state.messages.push(message(index));
+    version = await conversations.save(state, version);
+    state.messages.push(message(2000), message(2001));
+    version = await conversations.save(state, version);
+    const last = batches.at(-1)!;
+    expect(last).toHaveLength(3);
+    expect(last.filter((operation) => operation.type === 'put' && 'message' in operation.value)).toHaveLength(2);
+    const reloaded = await conversations.load('acc', 'agent', 'key', 'unused');
+    expect(reloaded.version).toBe(version);
+    expect(reloaded.state.messages.map((stored) => stored.message.content)).toEqual(Array.from({ length: 2002 }, (_, index) => `message ${index}`));
   });
 
   it('sees what another writer (another replica) added, though it keeps recent messages in memory', async () => {
-    const storage = new LowdbStorage(folder.path);
-    try {
-      const table = storage.table<ConversationRow>('conversations');
-      const here = new ConversationsRepository(table);
-      const there = new ConversationsRepository(table);
-      const first = await here.load('acc', 'agent', 'key', 'now');
-      first.state.messages.push(message(0));
-      await here.save(first.state, first.version);
-      const other = await there.load('acc', 'agent', 'key', 'now');
-      other.state.messages.push(message(1));
-      await there.save(other.state, other.version);
-      expect((await here.load('acc', 'agent', 'key', 'now')).state.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1']);
-      const loaded = await here.load('acc', 'agent', 'key', 'now');
-      loaded.state.messages.push(message(2));
-      expect((await here.find('acc', 'agent', 'key'))?.messages).toHaveLength(2);
-    } finally {
-      await storage.close();
-    }
+    const storage = open();
+    const table = storage.table<ConversationRow>('conversations');
+    const here = new ConversationsRepository(table);
+    const there = new ConversationsRepository(table);
+    const first = await here.load('acc', 'agent', 'key', 'now');
+    first.state.messages.push(message(0));
+    await here.save(first.state, first.version);
+    const other = await there.load('acc', 'agent', 'key', 'now');
+    other.state.messages.push(message(1));
+    await there.save(other.state, other.version);
+    expect((await here.load('acc', 'agent', 'key', 'now')).state.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1']);
+    const loaded = await here.load('acc', 'agent', 'key', 'now');
+    loaded.state.messages.push(message(2));
+    expect((await here.find('acc', 'agent', 'key'))?.messages).toHaveLength(2);
   });
 
   it('refuses a save based on an older version, and writes nothing of it', async () => {
-    const storage = new LowdbStorage(folder.path);
-    try {
-      const conversations = new ConversationsRepository(storage.table<ConversationRow>('conversations'));
-      const first = await conversations.load('acc', 'agent', 'key', 'now');
-      first.state.messages.push(message(0));
-      await conversations.save(first.state, first.version);
-      first.state.messages.push(message(1));
-      await expect(conversations.save(first.state, first.version)).rejects.toBeInstanceOf(ConditionFailedError);
-      expect((await conversations.find('acc', 'agent', 'key'))?.messages).toHaveLength(1);
-    } finally {
-      await storage.close();
-    }
+    const storage = open();
+    const conversations = new ConversationsRepository(storage.table<ConversationRow>('conversations'));
+    const first = await conversations.load('acc', 'agent', 'key', 'now');
+    first.state.messages.push(message(0));
+    await conversations.save(first.state, first.version);
+    first.state.messages.push(message(1));
+    await expect(conversations.save(first.state, first.version)).rejects.toBeInstanceOf(ConditionFailedError);
+    expect((await conversations.find('acc', 'agent', 'key'))?.messages).toHaveLength(1);
   });
 
   it('reads a conversation stored as one row, and moves it to head and message rows at its next write', async () => {
-    const storage = new LowdbStorage(folder.path);
-    try {
-      const table = storage.table<ConversationRow>('conversations');
-      const partition = JSON.stringify(['acc', 'agent', 'key']);
-      const legacy: ConversationState = { accountId: 'acc', agentId: 'agent', conversationKey: 'key', messages: [message(0), message(1)], approvals: [], createdAt: 'then', updatedAt: 'then' };
-      await table.write(partition, [{ type: 'put', key: 'state', value: legacy }]);
-      const conversations = new ConversationsRepository(table);
-      const loaded = await conversations.load('acc', 'agent', 'key', 'now');
-      expect(loaded.state.messages).toHaveLength(2);
-      loaded.state.messages.push(message(2));
-      await conversations.save(loaded.state, loaded.version);
-      expect((await table.list(partition)).map((row) => row.key).sort()).toEqual(['head', 'm:000000000000', 'm:000000000001', 'm:000000000002']);
-      expect((await conversations.find('acc', 'agent', 'key'))?.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1', 'message 2']);
-    } finally {
-      await storage.close();
-    }
+    const storage = open();
+    const table = storage.table<ConversationRow>('conversations');
+    const partition = JSON.stringify(['acc', 'agent', 'key']);
+    const legacy: ConversationState = { accountId: 'acc', agentId: 'agent', conversationKey: 'key', messages: [message(0), message(1)], approvals: [], createdAt: 'then', updatedAt: 'then' };
+    await table.write(partition, [{ type: 'put', key: 'state', value: legacy }]);
+    const conversations = new ConversationsRepository(table);
+    const loaded = await conversations.load('acc', 'agent', 'key', 'now');
+    expect(loaded.state.messages).toHaveLength(2);
+    loaded.state.messages.push(message(2));
+    await conversations.save(loaded.state, loaded.version);
+    expect((await table.list(partition)).map((row) => row.key).sort()).toEqual(['head', 'm:000000000000', 'm:000000000001', 'm:000000000002']);
+    expect((await conversations.find('acc', 'agent', 'key'))?.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1', 'message 2']);
   });
 });
