@@ -65,19 +65,29 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
     expect([...runs.values()].filter((count) => count !== 1)).toEqual([]);
   });
 
-  it('delivers a job again, with a higher attempt, once the lease of a replica that stopped renewing runs out', async () => {
-    const dead = replica(1_000);
-    const deliveries: JobDelivery[] = [];
-    // The first replica takes the job and never finishes it: its connections are cut, as by a kill.
+  /** Has `coordination` claim a job `held` and never finish it; resolves once it is claimed. */
+  async function holdJobForever(coordination: Parameters<typeof queueOn>[0]): Promise<void> {
     let started!: () => void;
     const claimed = new Promise<void>((resolve) => (started = resolve));
-    queueOn(dead, () => {
+    queueOn(coordination, () => {
       started();
       return new Promise<void>(() => undefined);
     }).push({ id: 'held' });
     await claimed;
+  }
+
+  /** Leaves `coordination` out of the clean-up: the test closes it itself, as a kill would. */
+  function forget(coordination: Parameters<typeof queueOn>[0]): void {
     queues.splice(0);
-    opened.splice(opened.indexOf(dead), 1);
+    opened.splice(opened.indexOf(coordination), 1);
+  }
+
+  it('delivers a job again, with a higher attempt, once the lease of a replica that stopped renewing runs out', async () => {
+    const dead = replica(1_000);
+    const deliveries: JobDelivery[] = [];
+    // The first replica takes the job and never finishes it: its connections are cut, as by a kill.
+    await holdJobForever(dead);
+    forget(dead);
     await dead.close();
     const survivor = queueOn(replica(1_000), async (_job, delivery) => {
       deliveries.push(delivery);
@@ -88,16 +98,9 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
 
   it('hands what a killed process held to the next process of the same replica at once, not after the lease', async () => {
     const dead = replica(60_000, true, 'restarted');
-    let started!: () => void;
-    const claimed = new Promise<void>((resolve) => (started = resolve));
-    queueOn(dead, () => {
-      started();
-      return new Promise<void>(() => undefined);
-    }).push({ id: 'held' });
-    await claimed;
+    await holdJobForever(dead);
     await dead.conversationLocks.acquire('conversation-c');
-    queues.splice(0);
-    opened.splice(opened.indexOf(dead), 1);
+    forget(dead);
     await dead.close();
     // A 60 s lease: only the release at start lets this finish within the test's time.
     const again = replica(60_000, false, 'restarted');
