@@ -91,8 +91,8 @@ async function turnOnPostgres(server: PostgresServer): Promise<ScaleOutBenchResu
     const postgresSecret = await createBenchAgent(postgres.replicas[0]!.accountUrl, lowdb.modelBaseURL);
     const onLowdb = (index: number) => sseTurn(lowdb.agentUrl, lowdb.secret, index);
     const onPostgres = (index: number) => sseTurn(postgres.replicas[0]!.agentUrl, postgresSecret, index);
-    const sequential = await timeSequential(300, 10, onLowdb, onPostgres);
-    const concurrent = await throughput(960, 4, 32, onLowdb, onPostgres);
+    const sequential = await timeSequential(200, 10, onLowdb, onPostgres);
+    const concurrent = await throughput(640, 4, 32, onLowdb, onPostgres);
     const result = {
       lowdbMsPerTurn: sequential.bare.mean,
       postgresMsPerTurn: sequential.harness.mean,
@@ -120,7 +120,7 @@ async function turnsAcrossReplicas(server: PostgresServer, modelBaseURL: string)
     const threeSecret = await createBenchAgent(three.replicas[0]!.accountUrl, modelBaseURL);
     const cpuBefore = await three.cpuSeconds();
     const measured = await throughput(
-      960,
+      640,
       4,
       32,
       (index) => sseTurn(one.replicas[0]!.agentUrl, oneSecret, index),

@@ -11,11 +11,11 @@ export const replayStreamName = 'HARNESS_CHUNKS';
 export interface ReplayRetention {
   /** Chunks older than this are dropped. Default 24 hours. */
   maxAgeMilliseconds: number;
-  /** Per turn (one subject per turn). Default 20,000 chunks. */
+  /** Stored messages per turn (one subject per turn; a message holds one or more chunks). Default 20,000. */
   maxMessagesPerSubject: number;
   /** The whole stream. Default 256 MiB (file storage; nats-server's own cap is 1 GiB). */
   maxBytes: number;
-  /** One chunk. Default 1 MiB (nats-server's default max payload). */
+  /** One stored message (its stores are kept below it). Default 1 MiB (nats-server's default max payload). */
   maxMessageBytes: number;
   /** Repeated stores of one chunk (a retry after a lost connection) within this window are kept once. Default 2 minutes. */
   duplicateWindowMilliseconds: number;
