@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/nats-core';
-import type { UIMessageChunk } from 'ai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { streamText, type UIMessageChunk } from 'ai';
 import { startFixtureModel } from '../../fixtures/model-server/fixture-model-server.js';
 import { silentLogger } from '../../server/core/logger.js';
 import { connectNats } from '../../server/nats/nats-connection.js';
@@ -37,6 +38,8 @@ export interface NatsBenchResult {
   chunks: number;
   meanChunkBytes: number;
   gatewayTurnChunksPerSecond: number;
+  /** The same turn as a bare `streamText` in this process (no service, no NATS): what the model and the AI SDK allow. */
+  bareModelTurnChunksPerSecond: number;
   gatewayPublishChunksPerSecond: number;
   rawChunksPerSecond: number;
   /** Median and 99th percentile of one chunk's trip, publisher to subscriber, in milliseconds. */
@@ -127,6 +130,16 @@ export async function runNatsBench(words = 2000, latencySamples = 500, publishCh
     const chunks = turn.payloads.length;
     const gatewayTurnChunksPerSecond = (chunks - 1) / ((turn.arrivals.at(-1)! - turn.arrivals[0]!) / 1000);
     const meanChunkBytes = turn.payloads.reduce((sum, payload) => sum + Buffer.byteLength(payload), 0) / chunks;
+    // The same turn without the service: the AI SDK reading the fixture model, every chunk taken.
+    const openai = createOpenAI({ apiKey: modelKey, baseURL: model.baseURL });
+    const bareTurn = async (): Promise<number> => {
+      const result = streamText({ model: openai.chat('fixture'), messages: [{ role: 'user', content: `long: ${words}` }] });
+      const times: number[] = [];
+      for await (const _ of result.toUIMessageStream()) times.push(performance.now());
+      return (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000);
+    };
+    await bareTurn();
+    const bareModelTurnChunksPerSecond = await bareTurn();
     const chunkObjects = turn.payloads.map((payload) => JSON.parse(payload) as UIMessageChunk);
 
     // 2. The gateway's publish path with the same chunks, and 3. raw publish/subscribe of the same payloads.
@@ -209,6 +222,7 @@ export async function runNatsBench(words = 2000, latencySamples = 500, publishCh
       chunks,
       meanChunkBytes,
       gatewayTurnChunksPerSecond,
+      bareModelTurnChunksPerSecond,
       gatewayPublishChunksPerSecond,
       rawChunksPerSecond,
       gatewayLatencyMs: { p50: percentile(gatewaySamples, 0.5), p99: percentile(gatewaySamples, 0.99) },
@@ -222,7 +236,7 @@ export async function runNatsBench(words = 2000, latencySamples = 500, publishCh
       clusterPublishThroughputRatio: clusterPublishChunksPerSecond / clusterRawChunksPerSecond,
     };
     console.log(`nats: ${chunks} chunks of ${meanChunkBytes.toFixed(0)} bytes on average (a long: ${words} turn, zero-latency fixture model)`);
-    console.log(`  gateway turn:         ${gatewayTurnChunksPerSecond.toFixed(0)} chunks/s (model, AI SDK, turn runner, replay store, publish)`);
+    console.log(`  gateway turn:         ${gatewayTurnChunksPerSecond.toFixed(0)} chunks/s (model, AI SDK, turn runner, replay store, publish); the same turn as a bare streamText here: ${bareModelTurnChunksPerSecond.toFixed(0)} chunks/s (${(gatewayTurnChunksPerSecond / bareModelTurnChunksPerSecond).toFixed(2)}x)`);
     console.log(`  gateway publish path: ${gatewayPublishChunksPerSecond.toFixed(0)} chunks/s, latency p50 ${result.gatewayLatencyMs.p50.toFixed(3)} ms, p99 ${result.gatewayLatencyMs.p99.toFixed(3)} ms`);
     console.log(`  raw publish/subscribe: ${rawChunksPerSecond.toFixed(0)} chunks/s, latency p50 ${result.rawLatencyMs.p50.toFixed(3)} ms, p99 ${result.rawLatencyMs.p99.toFixed(3)} ms`);
     console.log(`  3-server cluster, chunk stream on 3 replicas: publish path ${clusterPublishChunksPerSecond.toFixed(0)} chunks/s, raw ${clusterRawChunksPerSecond.toFixed(0)} chunks/s, ${result.clusterPublishThroughputRatio.toFixed(3)}x`);

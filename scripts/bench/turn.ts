@@ -22,7 +22,7 @@ function median(values: number[]): number {
  * both see the same machine (this VM's speed drifts by 20-30% over tens of seconds). Returns
  * the mean and the median time of one turn, in ms.
  */
-async function timeSequential(turns: number, rounds: number, bare: Run, harness: Run): Promise<{ bare: { mean: number; median: number }; harness: { mean: number; median: number } }> {
+export async function timeSequential(turns: number, rounds: number, bare: Run, harness: Run): Promise<{ bare: { mean: number; median: number }; harness: { mean: number; median: number } }> {
   // Warm up both sides alike (JIT, connection pools, first-use paths) before measuring.
   for (let index = 0; index < 100; index += 1) {
     await bare(-index - 1);
@@ -44,7 +44,7 @@ async function timeSequential(turns: number, rounds: number, bare: Run, harness:
 }
 
 /** Turns per second at a concurrency, bare and harness in alternating rounds. */
-async function throughput(turns: number, rounds: number, concurrency: number, bare: Run, harness: Run): Promise<{ bare: number; harness: number }> {
+export async function throughput(turns: number, rounds: number, concurrency: number, bare: Run, harness: Run): Promise<{ bare: number; harness: number }> {
   const elapsed = { bare: 0, harness: 0 };
   const perRound = Math.ceil(turns / rounds);
   for (const run of [bare, harness]) await Promise.all(Array.from({ length: concurrency }, (_, index) => run(-1000 - index))); // warm-up at this concurrency

@@ -19,8 +19,10 @@ export interface ChunkPublisherOptions {
   logger: Logger;
   /** Chunks kept while NATS is unreachable; the oldest go first beyond it. Default 50,000. */
   maxQueuedChunks?: number;
-  /** Stores awaiting their acknowledgement at once. Default 4,096. */
+  /** Stores awaiting their acknowledgement at once (each turn has at most one). Default 4,096. */
   window?: number;
+  /** The most bytes of chunks one store carries (the stream's largest message must allow it). Default 64 KiB. */
+  maxStoreBytes?: number;
   /** A store without an answer after this long is sent again. Default 5 s. */
   ackTimeoutMilliseconds?: number;
   /** How long a chunk may keep failing to be stored (a stream leader being elected) before it is given up. Default 20 s. */
@@ -36,8 +38,13 @@ interface TurnState {
   base?: number | null;
   /** Chunks that came before the base was known: stored and delivered once it is. */
   held: Chunk[];
-  /** Stores of this turn not yet acknowledged. */
-  unacknowledged: number;
+  /** Chunks waiting for the turn's store in flight to be answered: they are stored together in the next one. */
+  unstored: Chunk[];
+  /**
+   * True while one of the turn's stores is queued or in flight. A turn has one at a time, so
+   * its stored messages keep the turn's order whatever is retried.
+   */
+  storing: boolean;
   /** The finish chunk, delivered once every store of the turn is acknowledged. */
   finish?: Chunk;
 }
@@ -49,8 +56,11 @@ interface Chunk {
   isFinish: boolean;
 }
 
+/** One stored message: consecutive chunks of one turn, one JSON document a line (JSON text has no raw newline). */
 interface Store {
-  chunk: Chunk;
+  turn: TurnState;
+  chunks: Chunk[];
+  data: string;
   firstSentAt?: number;
   sentAt?: number;
   attempt?: number;
@@ -64,6 +74,7 @@ interface Delivery {
 }
 
 const defaultWindow = 4096;
+const defaultMaxStoreBytes = 64 * 1024;
 const sequencePattern = /"seq":(\d+)/;
 
 function outcomeOf(message: Msg): { sequence: number } | { error: string } {
@@ -87,10 +98,14 @@ function outcomeOf(message: Msg): { sequence: number } | { error: string } {
  * chunk, times a million, plus the chunk's index), in the order the turn produced them.
  *
  * Only a turn's first chunk waits for its store to be acknowledged (its stream sequence is the
- * turn's base); every later chunk goes to the client at once while its store is pipelined (up to
- * `window` plain publishes whose acknowledgements come back on one inbox subscription). The
- * finish chunk waits until every store of the turn is acknowledged, so a client that sees a
- * turn's finish can replay the whole turn.
+ * turn's base); every later chunk goes to the client at once while it is stored behind it. A
+ * turn has one store in flight at a time; the chunks that come meanwhile are stored together,
+ * as one message of consecutive chunks, once it is answered (so a fast turn costs JetStream one
+ * store per round trip, not one per chunk, and a slow one still stores each chunk at once).
+ * Stores of different turns are pipelined (up to `window` plain publishes whose
+ * acknowledgements come back on one inbox subscription). The finish chunk waits until every
+ * store of the turn is acknowledged, so a client that sees a turn's finish can replay the whole
+ * turn.
  *
  * While NATS is unreachable the chunks wait in memory and go out, in order, once it is back;
  * every store carries `Nats-Msg-Id`, so a store repeated after a lost answer is kept once. A
@@ -116,7 +131,7 @@ export class ChunkPublisher {
   publish(target: ChunkTarget, chunk: UIMessageChunk): void {
     let turn = this.turns.get(target.turnId);
     if (turn === undefined) {
-      turn = { target, storeSubject: turnReplaySubject(target.accountId, target.agentId, target.conversationKey, target.turnId), next: 0, held: [], unacknowledged: 0 };
+      turn = { target, storeSubject: turnReplaySubject(target.accountId, target.agentId, target.conversationKey, target.turnId), next: 0, held: [], unstored: [], storing: false };
       this.turns.set(target.turnId, turn);
     }
     const item: Chunk = { turn, index: turn.next, data: JSON.stringify(chunk), isFinish: chunk.type === 'finish' };
@@ -144,7 +159,8 @@ export class ChunkPublisher {
   /** Chunks not yet stored or not yet delivered. */
   queued(): number {
     let held = 0;
-    for (const turn of this.turns.values()) held += turn.held.length;
+    for (const turn of this.turns.values()) held += turn.held.length + turn.unstored.length;
+    for (const turn of this.finishesWaiting) held += turn.unstored.length;
     return this.stores.length + this.inFlight.size + this.deliveries.length + held + this.finishesWaiting.size;
   }
 
@@ -184,9 +200,27 @@ export class ChunkPublisher {
     return { replySubject: item.turn.target.replySubject, data: item.data, turnId: item.turn.target.turnId, ...(sequence === undefined ? {} : { sequence }) };
   }
 
+  /** Stores a chunk: at once when its turn has no store in flight, else with the turn's next store. */
   private store(item: Chunk): void {
-    item.turn.unacknowledged += 1;
-    this.stores.push({ chunk: item });
+    const { turn } = item;
+    turn.unstored.push(item);
+    if (!turn.storing) this.queueStore(turn);
+  }
+
+  /** Queues the turn's next store: its oldest unstored chunks, up to `maxStoreBytes` (at least one). */
+  private queueStore(turn: TurnState): void {
+    const limit = this.options.maxStoreBytes ?? defaultMaxStoreBytes;
+    let bytes = 0;
+    let count = 0;
+    while (count < turn.unstored.length) {
+      const size = turn.unstored[count]!.data.length + 1;
+      if (count > 0 && bytes + size > limit) break;
+      bytes += size;
+      count += 1;
+    }
+    const chunks = turn.unstored.splice(0, count);
+    turn.storing = true;
+    this.stores.push({ turn, chunks, data: chunks.length === 1 ? chunks[0]!.data : chunks.map((chunk) => chunk.data).join('\n') });
   }
 
   private sendable(): NatsConnection | undefined {
@@ -238,18 +272,21 @@ export class ChunkPublisher {
     const now = Date.now();
     while (this.stores.length > 0 && this.inFlight.size < window) {
       const store = this.stores.shift()!;
-      const { chunk } = store;
+      const { turn } = store;
+      const first = store.chunks[0]!;
       const attempt = this.nextAttempt++;
       const headers = natsHeaders();
       // The turn id is the subject's last token: a replay reads it from there, one header less per store.
-      headers.set('Nats-Msg-Id', `${chunk.turn.target.turnId}:${chunk.index}`);
-      // The first chunk's sequence is its own stream sequence times a million: known only from the answer.
-      if (chunk.index > 0 && typeof chunk.turn.base === 'number') headers.set(sequenceHeader, String(chunkSequence(chunk.turn.base, chunk.index)));
+      // A store is formed once and sent again unchanged, so its first chunk's index names it for deduplication.
+      headers.set('Nats-Msg-Id', `${turn.target.turnId}:${first.index}`);
+      // The sequence of the store's first chunk; the others follow it one by one. The turn's first
+      // chunk's sequence is its own stream sequence times a million: known only from the answer.
+      if (first.index > 0 && typeof turn.base === 'number') headers.set(sequenceHeader, String(chunkSequence(turn.base, first.index)));
       store.attempt = attempt;
       store.sentAt = now;
       store.firstSentAt ??= now;
       this.inFlight.set(attempt, store);
-      connection.publish(chunk.turn.storeSubject, chunk.data, { headers, reply: `${prefix}.${attempt}` });
+      connection.publish(turn.storeSubject, store.data, { headers, reply: `${prefix}.${attempt}` });
     }
     if (this.inFlight.size > 0) this.schedule(500);
   }
@@ -263,15 +300,17 @@ export class ChunkPublisher {
   }
 
   private acknowledged(store: Store, streamSequence: number | undefined): void {
-    const { chunk } = store;
-    const { turn } = chunk;
-    turn.unacknowledged -= 1;
-    if (chunk.index === 0 && turn.base === undefined) {
+    const { turn } = store;
+    const first = store.chunks[0]!;
+    if (first.index === 0 && turn.base === undefined) {
       turn.base = streamSequence ?? null;
-      if (turn.base !== null) this.deliveries.push(this.deliveryOf(chunk, chunkSequence(turn.base, 0)));
-      else this.deliveries.push(this.deliveryOf(chunk, undefined));
+      if (turn.base !== null) this.deliveries.push(this.deliveryOf(first, chunkSequence(turn.base, 0)));
+      else this.deliveries.push(this.deliveryOf(first, undefined));
+      // Still storing: the held chunks gather into the turn's next store instead of one store each.
       for (const held of turn.held.splice(0)) this.release(held);
     }
+    turn.storing = false;
+    if (turn.unstored.length > 0) this.queueStore(turn);
   }
 
   /** A store that failed: sent again after a pause, unless it has been failing for too long. */
@@ -305,7 +344,7 @@ export class ChunkPublisher {
   private settle(): void {
     const connection = this.sendable();
     for (const turn of this.finishesWaiting) {
-      if (turn.unacknowledged > 0 || connection === undefined) continue;
+      if (turn.storing || turn.unstored.length > 0 || connection === undefined) continue;
       this.finishesWaiting.delete(turn);
       const finish = turn.finish!;
       connection.publish(turn.target.replySubject, finish.data, { headers: chunkHeaders(typeof turn.base === 'number' ? chunkSequence(turn.base, finish.index) : undefined, turn.target.turnId) });

@@ -95,6 +95,8 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     ready: () => readyOn !== undefined && readyOn === link.current(),
     stored: () => storedOn !== undefined && storedOn === link.current(),
     logger,
+    // A store of several chunks must fit in one stream message.
+    maxStoreBytes: Math.min(64 * 1024, (options.retention ?? defaultReplayRetention).maxMessageBytes),
   });
 
   function track(work: Promise<void>): void {

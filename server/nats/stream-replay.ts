@@ -11,11 +11,11 @@ export const replayStreamName = 'HARNESS_CHUNKS';
 export interface ReplayRetention {
   /** Chunks older than this are dropped. Default 24 hours. */
   maxAgeMilliseconds: number;
-  /** Per turn (one subject per turn). Default 20,000 chunks. */
+  /** Stored messages per turn (one subject per turn; a message holds one or more chunks). Default 20,000. */
   maxMessagesPerSubject: number;
   /** The whole stream. Default 256 MiB (file storage; nats-server's own cap is 1 GiB). */
   maxBytes: number;
-  /** One chunk. Default 1 MiB (nats-server's default max payload). */
+  /** One stored message (its stores are kept below it). Default 1 MiB (nats-server's default max payload). */
   maxMessageBytes: number;
   /** Repeated stores of one chunk (a retry after a lost connection) within this window are kept once. Default 2 minutes. */
   duplicateWindowMilliseconds: number;
@@ -162,12 +162,20 @@ export interface ReplayOptions {
   signal?: AbortSignal;
 }
 
-function parseStored(data: Uint8Array): unknown {
+function parseStored(text: string): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(data));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The chunks of one stored message: consecutive chunks of one turn, one JSON document a line
+ * (a message of one chunk, as every message was before stores carried several, is one line).
+ */
+export function storedChunks(data: Uint8Array): string[] {
+  return new TextDecoder().decode(data).split('\n');
 }
 
 /**
@@ -208,16 +216,19 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
     try {
       for await (const message of messages) {
         arm();
-        const sequence = storedChunkSequence(message.seq, message.headers?.get(sequenceHeader));
-        const final = message.info.pending === 0 && isFinalChunk(parseStored(message.data));
+        // The header is the sequence of the message's first chunk; the others follow it one by one.
+        const firstSequence = storedChunkSequence(message.seq, message.headers?.get(sequenceHeader));
+        const chunks = storedChunks(message.data);
+        const final = message.info.pending === 0 && isFinalChunk(parseStored(chunks.at(-1)!));
+        const lastInMessage = firstSequence + chunks.length - 1;
         // The replay starts at the first chunk of the client's last turn: what it already has is skipped.
-        if (sequence <= request.afterSequence) {
-          if (final && sequence === request.afterSequence) break;
-          continue;
-        }
+        if (final && lastInMessage === request.afterSequence) break;
+        if (lastInMessage <= request.afterSequence) continue;
         const turnId = message.headers?.get(turnIdHeader) || message.subject.slice(message.subject.lastIndexOf('.') + 1);
-        options.send(message.data, chunkHeaders(sequence, turnId));
-        lastSequence = sequence;
+        for (let index = Math.max(0, request.afterSequence + 1 - firstSequence); index < chunks.length; index += 1) {
+          options.send(chunks[index]!, chunkHeaders(firstSequence + index, turnId));
+        }
+        lastSequence = lastInMessage;
         if (final) break;
       }
     } finally {

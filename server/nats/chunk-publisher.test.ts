@@ -1,0 +1,123 @@
+import { join } from 'node:path';
+import { createInbox, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
+import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { UIMessageChunk } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../core/logger.js';
+import { ChunkPublisher } from './chunk-publisher.js';
+import { connectNats } from './nats-connection.js';
+import { sequenceHeader } from './nats-protocol.js';
+import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
+import { turnReplaySubject } from './nats-subjects.js';
+import { chunkSequence, ensureReplayStream, replayStreamName, serveReplay, storedChunks, turnBaseOf, type ChunkTarget } from './stream-replay.js';
+import { makeTemporaryDataDir, randomSecret } from './test-support/nats-test-support.js';
+
+interface Received {
+  chunk: UIMessageChunk;
+  sequence: number;
+}
+
+const chunksOfTurn = (count: number, turn: number): UIMessageChunk[] => [
+  { type: 'start' },
+  ...Array.from({ length: count - 2 }, (_, index): UIMessageChunk => ({ type: 'text-delta', id: 'text', delta: `turn ${turn} word ${index} ` })),
+  { type: 'finish' },
+];
+
+describe('ChunkPublisher', () => {
+  let folder: Awaited<ReturnType<typeof makeTemporaryDataDir>>;
+  let server: EmbeddedNatsServer;
+  let connection: NatsConnection;
+
+  beforeAll(async () => {
+    folder = await makeTemporaryDataDir();
+    server = await startNatsServer({ dataDir: join(folder.path, 'nats'), stageSecret: randomSecret(), logger: silentLogger });
+    connection = await connectNats({ url: server.url, ...server.serviceCredentials, name: 'chunk-publisher-test', logger: silentLogger });
+    await ensureReplayStream(connection);
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+    await server?.stop();
+    await folder?.remove();
+  });
+
+  /** Publishes whole turns at once (the fastest a turn can produce chunks) and collects what a client gets. */
+  async function publishTurns(publisher: ChunkPublisher, turns: UIMessageChunk[][], conversationKey: string): Promise<{ targets: ChunkTarget[]; received: Received[][] }> {
+    const targets = turns.map((_, index): ChunkTarget => ({ replySubject: createInbox('_INBOX.test'), accountId: 'acc_test', agentId: 'agent', conversationKey, turnId: `turn_${conversationKey}_${index}` }));
+    const received = turns.map((): Received[] => []);
+    const finished = targets.map(
+      (target, index) =>
+        new Promise<void>((resolve) => {
+          connection.subscribe(target.replySubject, {
+            callback: (_error, message) => {
+              const chunk = message.json<UIMessageChunk>();
+              received[index]!.push({ chunk, sequence: Number(message.headers?.get(sequenceHeader)) });
+              if (chunk.type === 'finish') resolve();
+            },
+          });
+        }),
+    );
+    await connection.flush();
+    turns.forEach((chunks, index) => chunks.forEach((chunk) => publisher.publish(targets[index]!, chunk)));
+    await Promise.all(finished);
+    await publisher.idle();
+    return { targets, received };
+  }
+
+  async function replay(target: ChunkTarget, afterSequence: number): Promise<Received[]> {
+    const replayed: Received[] = [];
+    await serveReplay({
+      connection,
+      request: { accountId: target.accountId, agentId: target.agentId, conversationKey: target.conversationKey, turnId: target.turnId, afterSequence },
+      send: (data: string | Uint8Array, headers: MsgHdrs) => {
+        if (headers.get(sequenceHeader) === '') return; // the end marker
+        replayed.push({ chunk: JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data)) as UIMessageChunk, sequence: Number(headers.get(sequenceHeader)) });
+      },
+      idleTimeoutMilliseconds: 10_000,
+    });
+    return replayed;
+  }
+
+  it('delivers every chunk of fast turns in order, stores them several to a message, and replays each once in order', async () => {
+    const turns = [chunksOfTurn(600, 0), chunksOfTurn(600, 1), chunksOfTurn(3, 2)];
+    const publisher = new ChunkPublisher({ connection: () => connection, ready: () => true, logger: silentLogger });
+    const { targets, received } = await publishTurns(publisher, turns, 'fast');
+
+    for (const [index, chunks] of turns.entries()) {
+      expect(received[index]!.map((item) => item.chunk)).toEqual(chunks);
+      const base = turnBaseOf(received[index]![0]!.sequence);
+      expect(received[index]!.map((item) => item.sequence)).toEqual(chunks.map((_, chunkIndex) => chunkSequence(base, chunkIndex)));
+      expect(await replay(targets[index]!, 0)).toEqual(received[index]);
+    }
+    // Replay after a chunk in the middle of a stored message starts right after it.
+    const middle = received[0]![300]!.sequence;
+    expect(await replay(targets[0]!, middle)).toEqual(received[0]!.slice(301));
+    // A client that has the whole turn gets only the end marker.
+    expect(await replay(targets[1]!, received[1]!.at(-1)!.sequence)).toEqual([]);
+
+    const stream = await (await jetstreamManager(connection)).streams.info(replayStreamName);
+    expect(stream.state.messages).toBeLessThan(turns.flat().length);
+  });
+
+  it('keeps each stored message within maxStoreBytes, unless one chunk alone is larger', async () => {
+    const maxStoreBytes = 200;
+    const turn = chunksOfTurn(100, 3);
+    turn.splice(50, 0, { type: 'text-delta', id: 'text', delta: 'x'.repeat(400) });
+    const publisher = new ChunkPublisher({ connection: () => connection, ready: () => true, logger: silentLogger, maxStoreBytes });
+    const { targets, received } = await publishTurns(publisher, [turn], 'bounded');
+    expect(received[0]!.map((item) => item.chunk)).toEqual(turn);
+
+    const manager = await jetstreamManager(connection);
+    const consumer = await manager.consumers.add(replayStreamName, { filter_subject: turnReplaySubject('acc_test', 'agent', 'bounded', targets[0]!.turnId), ack_policy: AckPolicy.None });
+    const stored = await jetstream(connection).consumers.get(replayStreamName, consumer.name);
+    const sizes: { chunks: number; bytes: number }[] = [];
+    for (let count = 0; sizes.reduce((total, size) => total + size.chunks, 0) < turn.length && count < turn.length; count += 1) {
+      const message = await stored.next({ expires: 5_000 });
+      if (message === null) break;
+      sizes.push({ chunks: storedChunks(message.data).length, bytes: message.data.length });
+    }
+    expect(sizes.reduce((total, size) => total + size.chunks, 0)).toBe(turn.length);
+    expect(sizes.every((size) => size.chunks === 1 || size.bytes <= maxStoreBytes)).toBe(true);
+    await manager.consumers.delete(replayStreamName, consumer.name);
+  });
+});
