@@ -4,6 +4,7 @@ import { accountIdFromSecret, generateAccountSecret, hashSecret, secretMatchesHa
 import { type AccountRecord, type AccountView, usernamePattern, viewAccount } from './account.js';
 import { AccountsRepository, UsernameTakenError } from './accounts-repository.js';
 import { accountStatusCheck, type AccountStatusCheck } from './account-status.js';
+import type { RateBudget } from '../limits/rate-budget.js';
 import { defaultSignupSettings, SignupPolicy, type SignupSettings } from './signup-policy.js';
 
 export interface CreatedAccount extends AccountView {
@@ -27,8 +28,10 @@ export class Accounts {
     private readonly adminSecret: string,
     private readonly now: () => Date = () => new Date(),
     signupSettings: SignupSettings = defaultSignupSettings,
+    /** Where sign-ups per client are counted (default: in memory). */
+    signupBudget?: RateBudget,
   ) {
-    this.signup = new SignupPolicy(signupSettings);
+    this.signup = new SignupPolicy(signupSettings, undefined, signupBudget);
     this.requireEnabled = accountStatusCheck((accountId) => this.repository.get(accountId));
   }
 
@@ -77,8 +80,8 @@ export class Accounts {
   }
 
   /** Checks a `POST /accounts` caller before any work is done; throws 403 or 429. */
-  checkSignup(caller: { address: string; bearer: string | undefined }): void {
-    this.signup.check({ address: caller.address, isAdmin: this.isAdminSecret(caller.bearer) });
+  async checkSignup(caller: { address: string; bearer: string | undefined }): Promise<void> {
+    await this.signup.check({ address: caller.address, isAdmin: this.isAdminSecret(caller.bearer) });
   }
 
   isAdminSecret(secret: string | undefined): boolean {
