@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { RateBudget } from '../limits/rate-budget.js';
 import { accountIdFromSecret, generateAccountSecret, hashSecret, secretMatchesHash, secretsEqual } from '../secrets/secret-hash.js';
 import { type AccountRecord, type AccountView, usernamePattern, viewAccount } from './account.js';
 import { AccountsRepository, UsernameTakenError } from './accounts-repository.js';
 import { accountStatusCheck, type AccountStatusCheck } from './account-status.js';
-import type { RateBudget } from '../limits/rate-budget.js';
 import { defaultSignupSettings, SignupPolicy, type SignupSettings } from './signup-policy.js';
 
 export interface CreatedAccount extends AccountView {
