@@ -37,7 +37,7 @@ import { sandboxToolSource } from './sandbox/sandbox-tool-source.js';
 import { WorkspaceFiles } from './sandbox/workspace-files.js';
 import { skillsToolSource } from './skills/load-skill-tool.js';
 import { subagentToolSource } from './subagents/run-subagent-tool.js';
-import { RateLimiter } from './limits/rate-limiter.js';
+import type { RateBudget } from './limits/rate-budget.js';
 import { limitsFromEnvironment, type ServiceLimits } from './limits/service-limits.js';
 import { createModelFetch } from './model/model-fetch.js';
 import { checkAgentDestinations } from './outbound/agent-destinations.js';
@@ -91,8 +91,8 @@ export interface HarnessCoreOptions {
 export interface HarnessCore {
   infrastructure: InfrastructureDefinition;
   limits: ServiceLimits;
-  /** Per-account request budgets of the agent service: turns, completions, webhooks. */
-  rateLimiters: { turns: RateLimiter; completions: RateLimiter; webhooks: RateLimiter };
+  /** Per-account request budgets of the agent service: turns, completions, webhooks (counted service-wide on PostgreSQL). */
+  rateLimiters: { turns: RateBudget; completions: RateBudget; webhooks: RateBudget };
   logger: Logger;
   accounts: Accounts;
   agents: Agents;
@@ -123,14 +123,16 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const coordination = options.coordination ?? inMemoryCoordination();
   const logger = options.logger ?? silentLogger;
   const limits = options.limits ?? limitsFromEnvironment();
+  const { budgets } = coordination;
   const rateLimiters = {
-    turns: new RateLimiter(limits.turnRequestsPerMinute),
-    completions: new RateLimiter(limits.completionRequestsPerMinute),
-    webhooks: new RateLimiter(limits.webhookRequestsPerMinute),
+    turns: budgets.perMinute('turns', limits.turnRequestsPerMinute),
+    completions: budgets.perMinute('completions', limits.completionRequestsPerMinute),
+    webhooks: budgets.perMinute('webhooks', limits.webhookRequestsPerMinute),
   };
+  const signup = options.signup ?? signupSettingsFromEnvironment();
   const outbound = new OutboundPolicy(options.outbound ?? outboundSettingsFromEnvironment());
   const cipher = new ConfigCipher(options.secrets.configEncryptionSecret);
-  const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now, options.signup ?? signupSettingsFromEnvironment());
+  const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now, signup, budgets.perMinute('signups', signup.perMinutePerClient));
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
   agents.addConfigCheck((config) => checkAgentDestinations(outbound, config));
   const conversations = new ConversationsRepository(options.storage.table<ConversationRow>(tables.conversations));
@@ -153,7 +155,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     agents,
     conversations,
     asyncResults: asyncRepository,
-    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled }),
+    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled, slots: budgets.slots('turns', limits.maxConcurrentTurnsPerAccount) }),
     execution: {
       logger,
       now,

@@ -128,7 +128,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     try {
       await authenticate(message, subject);
       // The same per-account budget as POST /chat and /async: NATS is not a way around it.
-      takeBudget(core.rateLimiters.turns, subject.accountId, 'turns');
+      await takeBudget(core.rateLimiters.turns, subject.accountId, 'turns');
       const parsed = parseChatBody(jsonBody(message));
       conversationKey = parsed.conversationKey;
       const replyTarget: NatsReplyTarget = { replySubject };

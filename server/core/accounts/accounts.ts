@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { RateBudget } from '../limits/rate-budget.js';
 import { accountIdFromSecret, generateAccountSecret, hashSecret, secretMatchesHash, secretsEqual } from '../secrets/secret-hash.js';
 import { type AccountRecord, type AccountView, usernamePattern, viewAccount } from './account.js';
 import { AccountsRepository, UsernameTakenError } from './accounts-repository.js';
@@ -27,8 +28,10 @@ export class Accounts {
     private readonly adminSecret: string,
     private readonly now: () => Date = () => new Date(),
     signupSettings: SignupSettings = defaultSignupSettings,
+    /** Where sign-ups per client are counted (default: in memory). */
+    signupBudget?: RateBudget,
   ) {
-    this.signup = new SignupPolicy(signupSettings);
+    this.signup = new SignupPolicy(signupSettings, undefined, signupBudget);
     this.requireEnabled = accountStatusCheck((accountId) => this.repository.get(accountId));
   }
 
@@ -77,8 +80,8 @@ export class Accounts {
   }
 
   /** Checks a `POST /accounts` caller before any work is done; throws 403 or 429. */
-  checkSignup(caller: { address: string; bearer: string | undefined }): void {
-    this.signup.check({ address: caller.address, isAdmin: this.isAdminSecret(caller.bearer) });
+  async checkSignup(caller: { address: string; bearer: string | undefined }): Promise<void> {
+    await this.signup.check({ address: caller.address, isAdmin: this.isAdminSecret(caller.bearer) });
   }
 
   isAdminSecret(secret: string | undefined): boolean {

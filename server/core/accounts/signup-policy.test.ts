@@ -22,14 +22,14 @@ describe('signupClientKey', () => {
 });
 
 describe('SignupPolicy', () => {
-  it('refuses non-admins when closed, counts each client in open mode, never the admin', () => {
+  it('refuses non-admins when closed, counts each client in open mode, never the admin', async () => {
     const closed = new SignupPolicy({ mode: 'admin', perMinutePerClient: 10 });
-    expect(() => closed.check({ address: '203.0.113.1', isAdmin: false })).toThrow(expect.objectContaining({ code: 'forbidden' }));
-    expect(() => closed.check({ address: '203.0.113.1', isAdmin: true })).not.toThrow();
+    await expect(closed.check({ address: '203.0.113.1', isAdmin: false })).rejects.toThrow(expect.objectContaining({ code: 'forbidden' }));
+    await expect(closed.check({ address: '203.0.113.1', isAdmin: true })).resolves.toBeUndefined();
     const open = new SignupPolicy({ mode: 'open', perMinutePerClient: 1 }, () => 0);
-    open.check({ address: '203.0.113.1', isAdmin: false });
-    expect(() => open.check({ address: '203.0.113.1', isAdmin: false })).toThrow(expect.objectContaining({ code: 'rate_limited' }));
-    for (let index = 0; index < 5; index += 1) open.check({ address: '203.0.113.1', isAdmin: true });
-    open.check({ address: '203.0.113.2', isAdmin: false });
+    await open.check({ address: '203.0.113.1', isAdmin: false });
+    await expect(open.check({ address: '203.0.113.1', isAdmin: false })).rejects.toThrow(expect.objectContaining({ code: 'rate_limited' }));
+    for (let index = 0; index < 5; index += 1) await open.check({ address: '203.0.113.1', isAdmin: true });
+    await open.check({ address: '203.0.113.2', isAdmin: false });
   });
 });

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { ForbiddenError } from '../errors.js';
-import { RateLimiter } from '../limits/rate-limiter.js';
+import { memoryRateBudget, type RateBudget } from '../limits/rate-budget.js';
 import { takeBudget } from '../limits/take-budget.js';
 
 /** `open`: anyone may create an account; `admin`: only a caller holding the admin secret. */
@@ -51,13 +51,15 @@ export function signupClientKey(address: string): string {
 
 /** What `POST /accounts` checks before any work: the mode, then the caller's budget. */
 export class SignupPolicy {
-  private readonly limiter: RateLimiter;
+  private readonly budget: RateBudget;
 
+  /** `budget`: where sign-ups are counted (default: in memory, `perMinutePerClient` per client). */
   constructor(
     readonly settings: SignupSettings,
     now?: () => number,
+    budget?: RateBudget,
   ) {
-    this.limiter = new RateLimiter(settings.perMinutePerClient, now);
+    this.budget = budget ?? memoryRateBudget(settings.perMinutePerClient, now);
   }
 
   /**
@@ -65,11 +67,11 @@ export class SignupPolicy {
    * `RateLimitedError` when the caller's address has used its budget. The admin is neither
    * refused nor counted.
    */
-  check(caller: { address: string; isAdmin: boolean }): void {
+  async check(caller: { address: string; isAdmin: boolean }): Promise<void> {
     if (caller.isAdmin) return;
     if (this.settings.mode === 'admin') {
       throw new ForbiddenError('Sign-up is closed on this service: POST /accounts needs the admin secret as the bearer.');
     }
-    takeBudget(this.limiter, signupClientKey(caller.address), 'sign-ups', 'this client address');
+    await takeBudget(this.budget, signupClientKey(caller.address), 'sign-ups', 'this client address');
   }
 }

@@ -1,7 +1,7 @@
 import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import { NotFoundError, RateLimitedError, UnauthorizedError } from '../errors.js';
-import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { RateBudget } from '../limits/rate-budget.js';
 import type { Logger } from '../logger.js';
 import type { InboundEvent, InboundWebhook } from './channel-adapter.js';
 import { getChannelAdapter, isChannelProvider } from './channel-registry.js';
@@ -45,7 +45,7 @@ export class ChannelWebhooks {
       logger: Logger;
       now: () => Date;
       /** The per-agent webhook budget; counted after verification, so forged requests cannot spend it. */
-      limiter?: RateLimiter;
+      limiter?: RateBudget;
       /** Refuses a disabled account: its webhooks answer like an unknown address and run nothing. */
       accountCheck?: AccountStatusCheck;
     },
@@ -72,7 +72,7 @@ export class ChannelWebhooks {
       this.options.logger.warn({ event: 'channel-webhook', accountId, agentId, provider, reason: verification.reason }, 'webhook verification failed');
       throw new UnauthorizedError(webhookUnauthorizedMessage);
     }
-    const budget = this.options.limiter?.take(JSON.stringify([accountId, agentId]));
+    const budget = await this.options.limiter?.take(JSON.stringify([accountId, agentId]));
     if (budget && !budget.allowed) {
       throw new RateLimitedError(`Too many webhook deliveries for this agent; retry in ${budget.retryAfterSeconds} s.`, budget.retryAfterSeconds);
     }

@@ -2,7 +2,7 @@ import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
 import type { JobQueueFactory } from '../background-jobs/job-queue.js';
-import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { RateBudget } from '../limits/rate-budget.js';
 import type { Logger } from '../logger.js';
 import type { TableStore } from '../storage/table-store.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
@@ -27,7 +27,7 @@ export interface ChannelsOptions {
   fetch?: typeof fetch;
   concurrency?: number;
   /** The per-agent webhook budget (`HARNESS_LIMIT_WEBHOOKS_PER_MINUTE`). */
-  webhookLimiter?: RateLimiter;
+  webhookLimiter?: RateBudget;
   /** Refuses a disabled account's webhooks before verification. */
   accountCheck?: AccountStatusCheck;
   /** Where deliveries wait (default: in memory; a shared queue across replicas). */

@@ -1,5 +1,6 @@
 import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
 import type { JobQueueFactory } from '../background-jobs/job-queue.js';
+import { type Budgets, memoryBudgets } from '../limits/budgets.js';
 import type { ConversationLocks } from '../turns/conversation-locks.js';
 import { KeyedMutex } from '../turns/keyed-mutex.js';
 
@@ -15,6 +16,8 @@ export interface Coordination {
   jobQueues: JobQueueFactory;
   /** The per-conversation turn lock. */
   conversationLocks: ConversationLocks;
+  /** The per-account limits: per-minute budgets and concurrent-turn slots, counted once for the whole service. */
+  budgets: Budgets;
   /**
    * How often the cron scheduler re-reads the jobs and unfinished runs from storage, to learn
    * of jobs written and runs ended through other replicas. Undefined: never (one process hears
@@ -27,12 +30,13 @@ export interface Coordination {
   close(): Promise<void>;
 }
 
-/** One process: today's in-memory queues and mutex, nothing to poll (the embedded default). */
+/** One process: today's in-memory queues, mutex and budgets, nothing to poll (the embedded default). */
 export function inMemoryCoordination(): Coordination {
   return {
     kind: 'memory',
     jobQueues: inMemoryJobQueues,
     conversationLocks: new KeyedMutex(),
+    budgets: memoryBudgets,
     start: async () => undefined,
     close: async () => undefined,
   };

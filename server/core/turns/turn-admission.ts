@@ -1,6 +1,7 @@
 import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agent } from '../agents/agent.js';
 import { InvalidRequestError, PayloadTooLargeError, RateLimitedError } from '../errors.js';
+import { MemorySlotPool, type SlotPool } from '../limits/slot-pool.js';
 import { isEnabled } from '../tools/build-tools.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TurnInput } from './turn-input.js';
@@ -31,6 +32,11 @@ export interface TurnAdmissionOptions {
    * worker, continuations, subagents, NATS), so no driver can forget the check.
    */
   accountCheck?: AccountStatusCheck;
+  /**
+   * Where the concurrent-turn slots are counted (default: in memory, `maxConcurrentTurnsPerAccount`
+   * per account); across replicas, the coordination's shared pool.
+   */
+  slots?: SlotPool;
 }
 
 /**
@@ -39,9 +45,11 @@ export interface TurnAdmissionOptions {
  * account has a free slot for a turn a person waits on.
  */
 export class TurnAdmission {
-  private readonly activeTurns = new Map<string, number>();
+  private readonly slots: SlotPool | undefined;
 
-  constructor(private readonly options: TurnAdmissionOptions) {}
+  constructor(private readonly options: TurnAdmissionOptions) {
+    this.slots = options.slots ?? (options.limits ? new MemorySlotPool(options.limits.maxConcurrentTurnsPerAccount) : undefined);
+  }
 
   /** Refuse input over the size limit (413), before anything is queued or stored. */
   checkInput(input: TurnInput | undefined): void {
@@ -72,21 +80,13 @@ export class TurnAdmission {
    * Takes one of the account's concurrent-turn slots for an interactive transport (429 when
    * none is free). Returns the function that gives it back; background transports take none.
    */
-  takeSlot(accountId: string, transport: TransportKind): () => void {
+  async takeSlot(accountId: string, transport: TransportKind): Promise<() => void> {
     const limits = this.options.limits;
-    if (!limits || !interactiveTransports.has(transport)) return () => undefined;
-    const active = this.activeTurns.get(accountId) ?? 0;
-    if (active >= limits.maxConcurrentTurnsPerAccount) {
-      throw new RateLimitedError(`This account already has ${active} turns running; the limit is ${limits.maxConcurrentTurnsPerAccount}.`, 1);
+    if (!limits || !this.slots || !interactiveTransports.has(transport)) return () => undefined;
+    const outcome = await this.slots.take(accountId);
+    if (!outcome.taken) {
+      throw new RateLimitedError(`This account already has ${outcome.active} turns running; the limit is ${limits.maxConcurrentTurnsPerAccount}.`, 1);
     }
-    this.activeTurns.set(accountId, active + 1);
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      const remaining = (this.activeTurns.get(accountId) ?? 1) - 1;
-      if (remaining > 0) this.activeTurns.set(accountId, remaining);
-      else this.activeTurns.delete(accountId);
-    };
+    return outcome.giveBack;
   }
 }

@@ -77,7 +77,7 @@ export class TurnRunner {
     await admission.checkAccount(request.accountId);
     const agent = await this.options.agents.load(request.accountId, request.agentId);
     admission.checkTransport(agent, request.transport);
-    const giveBack = admission.takeSlot(request.accountId, request.transport);
+    const giveBack = await admission.takeSlot(request.accountId, request.transport);
     try {
       const started = await this.begin(agent, request, (state, turnId, timestamp) => this.applyInput(state, request, turnId, timestamp));
       void started.result.finally(giveBack);

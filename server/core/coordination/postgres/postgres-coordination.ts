@@ -5,21 +5,23 @@ import type { JobQueueFactory } from '../../background-jobs/job-queue.js';
 import type { Logger } from '../../logger.js';
 import type { Coordination } from '../coordination.js';
 import { type CoordinationSettings, defaultCoordinationSettings } from './coordination-settings.js';
+import { PostgresBudgets } from './postgres-budgets.js';
 import { PostgresJobQueue } from './postgres-job-queue.js';
 import { PostgresLeaseLocks } from './postgres-lease-locks.js';
 
-/** What an earlier process of this replica held: its conversation leases end, its jobs are ready again. */
+/** What an earlier process of this replica held: its conversation leases end, its jobs are ready again, its turn slots are free. */
 const releaseEarlier = {
   leases: { name: 'harness-leases-release-earlier', text: 'DELETE FROM harness_leases WHERE starts_with(owner, $1) AND NOT starts_with(owner, $2)' },
   jobs: { name: 'harness-jobs-release-earlier', text: 'UPDATE harness_jobs SET leased_until = NULL WHERE starts_with(owner, $1) AND owner <> $2' },
+  slots: { name: 'harness-slots-release-earlier', text: 'DELETE FROM harness_slots WHERE starts_with(holder, $1) AND NOT starts_with(holder, $2)' },
 };
 
 export interface PostgresCoordinationOptions {
-  /** The storage's database (its migrations create `harness_jobs` and `harness_leases`; run them first: `PostgresStorage.ready()`). */
+  /** The storage's database (its migrations create `harness_jobs`, `harness_leases`, `harness_rate_budgets` and `harness_slots`; run them first: `PostgresStorage.ready()`). */
   connectionString: string;
   settings?: CoordinationSettings;
   logger: Logger;
-  /** Connections for queues and leases (default 4): small statements, never held across a turn. */
+  /** Connections for queues, leases and budgets (default 4): small statements, never held across a turn. */
   poolSize?: number;
   /**
    * The replica's name, the same across its restarts and different from every other replica's
@@ -33,7 +35,8 @@ export interface PostgresCoordinationOptions {
 /**
  * Coordination of replicas that share one PostgreSQL database: the background queues in
  * `harness_jobs` (claimed with `SKIP LOCKED`, held by leases), the conversation lock as a
- * lease row, and a cron scheduler that re-reads storage to learn of other replicas' writes.
+ * lease row, the per-account budgets and concurrent-turn slots as rows every replica
+ * counts in, and a cron scheduler that re-reads storage to learn of other replicas' writes.
  */
 export function postgresCoordination(options: PostgresCoordinationOptions): Coordination {
   const settings = options.settings ?? defaultCoordinationSettings;
@@ -43,6 +46,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const replicaName = options.replicaName ?? hostname();
   const owner = `${replicaName}#${process.pid}#${randomUUID().slice(0, 8)}`;
   const locks = new PostgresLeaseLocks({ pool, owner, leaseMs: settings.leaseMs, logger: options.logger, prefix: 'conversation:' });
+  const budgets = new PostgresBudgets({ pool, owner, leaseMs: settings.leaseMs, logger: options.logger });
   // Jobs are claimed only once the core has started: every transport's delivery is registered by then.
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
@@ -51,6 +55,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     try {
       await pool.query({ ...releaseEarlier.leases, values: [earlier, owner] });
       await pool.query({ ...releaseEarlier.jobs, values: [earlier, owner] });
+      await pool.query({ ...releaseEarlier.slots, values: [earlier, owner] });
     } catch (error) {
       options.logger.warn({ event: 'coordination', error: (error as Error).message }, "could not release an earlier process's leases; they end when they run out");
     }
@@ -63,11 +68,13 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     kind: 'shared',
     jobQueues,
     conversationLocks: locks,
+    budgets,
     cronResyncIntervalMs: settings.cronResyncMs,
     start,
     close: () => {
       closed ??= (async () => {
         locks.close();
+        budgets.close();
         await pool.end();
       })();
       return closed;
