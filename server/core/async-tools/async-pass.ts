@@ -147,7 +147,7 @@ export class AsyncPass {
       });
       return resultId;
     } catch (error) {
-      if (error instanceof ConditionFailedError) throw new Error(`Could not register ${resultId} in its dispatch group.`);
+      if (error instanceof ConditionFailedError) throw new Error(`Could not register ${resultId} in its dispatch group.`, { cause: error });
       throw error;
     }
   }

@@ -105,7 +105,7 @@ export class AsyncSettlement {
         return { operations: [{ type: 'put', key: groupKey, value: group, expectedVersion: snapshot.group.version }], result: { claimed, pendingCount, group } };
       });
     } catch (error) {
-      if (error instanceof ConditionFailedError) throw new Error(`Dispatch group ${groupId} could not be sealed.`);
+      if (error instanceof ConditionFailedError) throw new Error(`Dispatch group ${groupId} could not be sealed.`, { cause: error });
       throw error;
     }
   }
