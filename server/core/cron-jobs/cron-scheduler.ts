@@ -209,7 +209,15 @@ export class CronScheduler implements CronJobObserver {
       if (entries) entries.push(entry);
       else byAccount.set(entry.accountId, [entry]);
     }
-    for (const [accountId, entries] of byAccount) this.track(this.fireAccount(accountId, entries));
+    // Replicas wake at the same instant with the same due accounts. Each takes them in its
+    // own random order, so they mostly claim different accounts instead of all queueing on
+    // the same account's lock and finding it claimed one after another.
+    const accounts = [...byAccount];
+    for (let index = accounts.length - 1; index > 0; index -= 1) {
+      const other = Math.floor(Math.random() * (index + 1));
+      [accounts[index], accounts[other]] = [accounts[other]!, accounts[index]!];
+    }
+    for (const [accountId, entries] of accounts) this.track(this.fireAccount(accountId, entries));
     this.arm();
   }
 
