@@ -73,6 +73,18 @@ async function createSchema(server: PostgresServer, schema: string): Promise<str
   return urlWithSchema(server.adminUrl, schema);
 }
 
+/** Transactions the server's database has committed and rolled back so far (`pg_stat_database`). */
+async function databaseTransactions(server: PostgresServer): Promise<{ commits: number; rollbacks: number }> {
+  const client = new pg.Client({ connectionString: server.adminUrl });
+  await client.connect();
+  try {
+    const [row] = (await client.query<{ commits: string; rollbacks: string }>('SELECT xact_commit AS commits, xact_rollback AS rollbacks FROM pg_stat_database WHERE datname = current_database()')).rows;
+    return { commits: Number(row?.commits ?? 0), rollbacks: Number(row?.rollbacks ?? 0) };
+  } finally {
+    await client.end();
+  }
+}
+
 const spread = (cpu: number[]) => cpu.map((seconds) => seconds.toFixed(1)).join(' / ');
 const minus = (after: number[], before: number[]) => after.map((value, index) => value - (before[index] ?? 0));
 
@@ -83,12 +95,13 @@ export interface ScaleOutBenchResult {
     oneReplicaPerSecond: number;
     threeReplicasPerSecond: number;
     ratio: number;
+    cpuSecondsOneReplica: number;
     cpuSecondsPerReplica: number[];
     /** Completions/s when the 100 siblings of one group all arrive at once. */
     burstOneReplicaPerSecond: number;
     burstThreeReplicasPerSecond: number;
   };
-  cron: { jobs: number; dueAtOnce: number; claimed: number; firedTwice: number; delayMinMs: number; delayP50Ms: number; delayP99Ms: number; delayMaxMs: number };
+  cron: { jobs: number; dueAtOnce: number; claimed: number; firedTwice: number; delayMinMs: number; delayP50Ms: number; delayP99Ms: number; delayMaxMs: number; databaseCommits: number; databaseRollbacks: number };
   cores: number;
 }
 
@@ -164,7 +177,7 @@ async function completionsAcrossReplicas(server: PostgresServer, modelBaseURL: s
     groups.push(await startReplicaGroup(await createSchema(server, 'bench_completions_three'), 3));
     const rates: number[] = [];
     const burstRates: number[] = [];
-    let cpuSecondsPerReplica: number[] = [];
+    const cpuSecondsPerReplica: number[][] = [];
     for (const group of groups) {
       const first = group.replicas[0]!;
       const account = await json(`${first.accountUrl}/accounts`, { body: { username: `bench-completions-${group.replicas.length}`, description: 'bench' } });
@@ -180,6 +193,14 @@ async function completionsAcrossReplicas(server: PostgresServer, modelBaseURL: s
         dispatches.length = 0;
         await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: `completions-${index}`, message: 'call x25 test_external_async {}' } });
         perGroup.push(dispatches.map((dispatch) => dispatch.completeUrl));
+      }
+      // Warm every replica (connections opened, statements prepared, routes compiled): the turns above went through the first only.
+      dispatches.length = 0;
+      await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: 'completions-warm-up', message: 'call x25 test_external_async {}' } });
+      for (const [index, completeUrl] of dispatches.map((dispatch) => dispatch.completeUrl).entries()) {
+        const url = new URL(completeUrl);
+        url.host = new URL(group.replicas[index % group.replicas.length]!.agentUrl).host;
+        await json(url.toString(), { secret, body: { status: 'completed', response: { ok: true } } });
       }
       const urls = perGroup[0]!.flatMap((_, sibling) => perGroup.map((group) => group[sibling]!));
       const cpuBefore = await group.cpuSeconds();
@@ -198,7 +219,7 @@ async function completionsAcrossReplicas(server: PostgresServer, modelBaseURL: s
         }),
       );
       rates.push(urls.length / ((performance.now() - started) / 1000));
-      cpuSecondsPerReplica = minus(await group.cpuSeconds(), cpuBefore);
+      cpuSecondsPerReplica.push(minus(await group.cpuSeconds(), cpuBefore));
 
       // The worst case for one group: all 100 siblings of a pass completed at the same moment
       // (every request in flight at once), spread round-robin; 5 rounds.
@@ -223,12 +244,13 @@ async function completionsAcrossReplicas(server: PostgresServer, modelBaseURL: s
       oneReplicaPerSecond: rates[0]!,
       threeReplicasPerSecond: rates[1]!,
       ratio: rates[1]! / rates[0]!,
-      cpuSecondsPerReplica,
+      cpuSecondsOneReplica: cpuSecondsPerReplica[0]![0]!,
+      cpuSecondsPerReplica: cpuSecondsPerReplica[1]!,
       burstOneReplicaPerSecond: burstRates[0]!,
       burstThreeReplicasPerSecond: burstRates[1]!,
     };
     console.log('scale-out: async-tool completions/s (16 concurrent, 600 completions of 24 groups), 1 replica vs 3 replicas');
-    console.log(`  1 replica ${result.oneReplicaPerSecond.toFixed(0)}/s, 3 replicas ${result.threeReplicasPerSecond.toFixed(0)}/s, ratio ${result.ratio.toFixed(2)}x; CPU seconds per replica of 3: ${spread(cpuSecondsPerReplica)}`);
+    console.log(`  1 replica ${result.oneReplicaPerSecond.toFixed(0)}/s, 3 replicas ${result.threeReplicasPerSecond.toFixed(0)}/s, ratio ${result.ratio.toFixed(2)}x; CPU seconds: 1 replica ${result.cpuSecondsOneReplica.toFixed(1)}, each of 3 replicas ${spread(result.cpuSecondsPerReplica)}`);
     console.log('scale-out: the 100 siblings of one group completed all at once (5 rounds), 1 replica vs 3 replicas');
     console.log(`  1 replica ${result.burstOneReplicaPerSecond.toFixed(0)}/s, 3 replicas ${result.burstThreeReplicasPerSecond.toFixed(0)}/s, ratio ${(result.burstThreeReplicasPerSecond / result.burstOneReplicaPerSecond).toFixed(2)}x`);
     return result;
@@ -292,6 +314,8 @@ async function cronOnReplicas(server: PostgresServer, jobs = 10_000, dueAtOnce =
       const rows = (await Promise.all(partitions.map((partition) => table.list(partition)))).flat();
       return rows.map((row) => row.value).filter((value): value is CronRunsRecord => value.kind === 'runs');
     };
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, slot - 2_000 - Date.now())));
+    const transactionsBefore = await databaseTransactions(server);
     let runs: CronRunsRecord[] = [];
     const deadline = slot + 120_000;
     for (;;) {
@@ -300,6 +324,9 @@ async function cronOnReplicas(server: PostgresServer, jobs = 10_000, dueAtOnce =
       const claimed = runs.reduce((total, record) => total + record.runs.filter((run) => run.scheduledFor === slotText).length, 0);
       if (claimed >= dueAtOnce || Date.now() > deadline) break;
     }
+    // Idle connections report their statistics within 10 s (PostgreSQL 15).
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    const transactionsAfter = await databaseTransactions(server);
     const ofSlot = runs.map((record) => record.runs.filter((run) => run.scheduledFor === slotText));
     const delays = ofSlot.flat().map((run) => Date.parse(run.startedAt) - slot);
     const result = {
@@ -311,9 +338,12 @@ async function cronOnReplicas(server: PostgresServer, jobs = 10_000, dueAtOnce =
       delayP50Ms: percentile(delays, 0.5),
       delayP99Ms: percentile(delays, 0.99),
       delayMaxMs: Math.max(0, ...delays),
+      databaseCommits: transactionsAfter.commits - transactionsBefore.commits,
+      databaseRollbacks: transactionsAfter.rollbacks - transactionsBefore.rollbacks,
     };
     console.log(`scale-out: cron, ${jobs} active jobs on 3 replicas, ${dueAtOnce} due at the same minute (slot -> claim, real clock)`);
     console.log(`  claimed ${result.claimed} of ${dueAtOnce}, ${result.firedTwice} fired twice; delay min ${result.delayMinMs} ms, p50 ${result.delayP50Ms} ms, p99 ${result.delayP99Ms} ms, max ${result.delayMaxMs} ms (target p99 <= 1000 ms)`);
+    console.log(`  database transactions from 2 s before the slot until every slot was claimed (with the runs, resyncs and bench reads): ${result.databaseCommits} committed, ${result.databaseRollbacks} rolled back (a lost conditional batch rolls back)`);
     return result;
   } finally {
     await group?.close();

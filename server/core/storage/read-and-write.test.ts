@@ -1,5 +1,7 @@
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postgresForThisFile, randomSchemaName, urlWithSchema } from '../../../test/support/test-postgres.js';
+import { statements } from './postgres/postgres-statements.js';
 import { PostgresStorage } from './postgres/postgres-storage.js';
 import { readAndWrite } from './read-and-write.js';
 import { ConditionFailedError, type Storage, type TableStore, type VersionedRow } from './table-store.js';
@@ -87,6 +89,23 @@ describe('on PostgreSQL', () => {
     if (schema) await postgres.admin.dropSchema(schema);
     schema = undefined;
   });
+  it('reads the rows of some keys through the primary key', async () => {
+    const client = new pg.Client({ connectionString: urlWithSchema(postgres.url, schema!) });
+    const storage = new PostgresStorage({ connectionString: urlWithSchema(postgres.url, schema!), poolSize: 1 });
+    storages.push(storage);
+    await storage.ready();
+    await client.connect();
+    try {
+      // With sequential scans priced out, a plan still holding one means no index could serve it.
+      await client.query('SET enable_seqscan = off');
+      const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statements.readRows.text}`, ['things', 'p1', ['a', 'b']])).rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(plan).not.toMatch(/Seq Scan/);
+      expect(plan).toMatch(/harness_rows_pkey/);
+    } finally {
+      await client.end();
+    }
+  });
+
   describeReadAndWrite(
     'PostgreSQL (under the partition lock)',
     () => {
