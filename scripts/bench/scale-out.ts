@@ -187,37 +187,37 @@ async function completionsAcrossReplicas(server: PostgresServer, modelBaseURL: s
         secret,
         body: { config: { provider: { openai: { apiKey: benchModelKey, baseURL: modelBaseURL, model: 'fixture', api: 'chat' } }, tools: { test_external_async: { async: true, execution: 'external-dispatch', completionBaseUrl: first.agentUrl, completionBearerToken: secret, workerUrl } } } },
       });
-      // 24 groups of 25 siblings; completions interleaved across groups (different async groups settle at once, as with many users).
-      const perGroup: string[][] = [];
-      for (let index = 0; index < 24; index += 1) {
-        dispatches.length = 0;
-        await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: `completions-${index}`, message: 'call x25 test_external_async {}' } });
-        perGroup.push(dispatches.map((dispatch) => dispatch.completeUrl));
-      }
-      // Warm every replica (connections opened, statements prepared, routes compiled): the turns above went through the first only.
-      dispatches.length = 0;
-      await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: 'completions-warm-up', message: 'call x25 test_external_async {}' } });
-      for (const [index, completeUrl] of dispatches.map((dispatch) => dispatch.completeUrl).entries()) {
-        const url = new URL(completeUrl);
-        url.host = new URL(group.replicas[index % group.replicas.length]!.agentUrl).host;
-        await json(url.toString(), { secret, body: { status: 'completed', response: { ok: true } } });
-      }
-      const urls = perGroup[0]!.flatMap((_, sibling) => perGroup.map((group) => group[sibling]!));
+      // Groups of 25 siblings, completions interleaved across groups (different async groups
+      // settle at once, as with many users), 16 in flight, each on the replica whose turn it is.
+      const interleaved = async (groups: number, prefix: string): Promise<string[]> => {
+        const perGroup: string[][] = [];
+        for (let index = 0; index < groups; index += 1) {
+          dispatches.length = 0;
+          await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: `${prefix}-${index}`, message: 'call x25 test_external_async {}' } });
+          perGroup.push(dispatches.map((dispatch) => dispatch.completeUrl));
+        }
+        return perGroup[0]!.flatMap((_, sibling) => perGroup.map((siblings) => siblings[sibling]!));
+      };
+      const complete = async (urls: string[]): Promise<void> => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            while (next < urls.length) {
+              const index = next++;
+              const url = new URL(urls[index]!);
+              url.host = new URL(group.replicas[index % group.replicas.length]!.agentUrl).host;
+              await json(url.toString(), { secret, body: { status: 'completed', response: { ok: true } } });
+            }
+          }),
+        );
+      };
+      // A warm-up of the same shape first: the turns above went through the first replica only,
+      // and a replica's first completions open connections, prepare statements and compile code.
+      await complete(await interleaved(12, 'warm-up'));
+      const urls = await interleaved(24, 'completions');
       const cpuBefore = await group.cpuSeconds();
-      let next = 0;
       const started = performance.now();
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (next < urls.length) {
-            const index = next++;
-            // The same completion URL, on the replica whose turn it is.
-            const url = new URL(urls[index]!);
-            const replica = new URL(group.replicas[index % group.replicas.length]!.agentUrl);
-            url.host = replica.host;
-            await json(url.toString(), { secret, body: { status: 'completed', response: { ok: true } } });
-          }
-        }),
-      );
+      await complete(urls);
       rates.push(urls.length / ((performance.now() - started) / 1000));
       cpuSecondsPerReplica.push(minus(await group.cpuSeconds(), cpuBefore));
 
@@ -226,7 +226,7 @@ async function completionsAcrossReplicas(server: PostgresServer, modelBaseURL: s
       let burstSeconds = 0;
       for (let round = 0; round < 5; round += 1) {
         dispatches.length = 0;
-        await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: `burst-${round}`, message: 'call x100 test_external_async {}' } });
+        const answer = await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: `burst-${round}`, message: 'call x100 test_external_async {}' } });
         const siblings = dispatches.map((dispatch) => dispatch.completeUrl);
         const burstStarted = performance.now();
         await Promise.all(
@@ -237,6 +237,13 @@ async function completionsAcrossReplicas(server: PostgresServer, modelBaseURL: s
           }),
         );
         burstSeconds += (performance.now() - burstStarted) / 1000;
+        // The continuation runs before the next round (and before the replicas stop).
+        const statusUrl = new URL(String(answer.statusUrl));
+        statusUrl.host = new URL(first.agentUrl).host;
+        for (let waited = 0; (await json(statusUrl.toString(), { secret })).status !== 'completed'; waited += 50) {
+          if (waited > 30_000) throw new Error(`the continuation of burst round ${round} did not complete`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
       }
       burstRates.push(500 / burstSeconds);
     }
