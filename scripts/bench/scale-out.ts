@@ -7,7 +7,8 @@
  *   and turns/s at 32;
  * - replicas: turns/s at concurrency 32 spread evenly over 3 replicas against the same on 1
  *   replica (both groups on the same database server, alternating rounds);
- * - completions: async-tool completions/s spread over 3 replicas against 1 replica;
+ * - completions: async-tool completions/s spread over 3 replicas against 1 replica, with
+ *   completions of many groups interleaved, and with the 100 siblings of one group at once;
  * - cron: 10,000 active jobs on 3 replicas, 1,000 of them due at the same minute: the delay
  *   from the slot to its claim (p99 target ≤ 1 s), and that each slot fired once.
  *
@@ -72,14 +73,35 @@ async function createSchema(server: PostgresServer, schema: string): Promise<str
   return urlWithSchema(server.adminUrl, schema);
 }
 
+/** Transactions the server's database has committed and rolled back so far (`pg_stat_database`). */
+async function databaseTransactions(server: PostgresServer): Promise<{ commits: number; rollbacks: number }> {
+  const client = new pg.Client({ connectionString: server.adminUrl });
+  await client.connect();
+  try {
+    const [row] = (await client.query<{ commits: string; rollbacks: string }>('SELECT xact_commit AS commits, xact_rollback AS rollbacks FROM pg_stat_database WHERE datname = current_database()')).rows;
+    return { commits: Number(row?.commits ?? 0), rollbacks: Number(row?.rollbacks ?? 0) };
+  } finally {
+    await client.end();
+  }
+}
+
 const spread = (cpu: number[]) => cpu.map((seconds) => seconds.toFixed(1)).join(' / ');
 const minus = (after: number[], before: number[]) => after.map((value, index) => value - (before[index] ?? 0));
 
 export interface ScaleOutBenchResult {
   turn: { lowdbMsPerTurn: number; postgresMsPerTurn: number; timeRatio: number; lowdbTurnsPerSecond32: number; postgresTurnsPerSecond32: number; throughputRatio: number };
   replicas: { oneReplicaTurnsPerSecond: number; threeReplicasTurnsPerSecond: number; ratio: number; cpuSecondsPerReplica: number[] };
-  completions: { oneReplicaPerSecond: number; threeReplicasPerSecond: number; ratio: number; cpuSecondsPerReplica: number[] };
-  cron: { jobs: number; dueAtOnce: number; claimed: number; firedTwice: number; delayP50Ms: number; delayP99Ms: number; delayMaxMs: number };
+  completions: {
+    oneReplicaPerSecond: number;
+    threeReplicasPerSecond: number;
+    ratio: number;
+    cpuSecondsOneReplica: number;
+    cpuSecondsPerReplica: number[];
+    /** Completions/s when the 100 siblings of one group all arrive at once. */
+    burstOneReplicaPerSecond: number;
+    burstThreeReplicasPerSecond: number;
+  };
+  cron: { jobs: number; dueAtOnce: number; claimed: number; firedTwice: number; delayMinMs: number; delayP50Ms: number; delayP99Ms: number; delayMaxMs: number; databaseCommits: number; databaseRollbacks: number };
   cores: number;
 }
 
@@ -154,7 +176,8 @@ async function completionsAcrossReplicas(server: PostgresServer, modelBaseURL: s
     groups.push(await startReplicaGroup(await createSchema(server, 'bench_completions_one'), 1));
     groups.push(await startReplicaGroup(await createSchema(server, 'bench_completions_three'), 3));
     const rates: number[] = [];
-    let cpuSecondsPerReplica: number[] = [];
+    const burstRates: number[] = [];
+    const cpuSecondsPerReplica: number[][] = [];
     for (const group of groups) {
       const first = group.replicas[0]!;
       const account = await json(`${first.accountUrl}/accounts`, { body: { username: `bench-completions-${group.replicas.length}`, description: 'bench' } });
@@ -164,35 +187,79 @@ async function completionsAcrossReplicas(server: PostgresServer, modelBaseURL: s
         secret,
         body: { config: { provider: { openai: { apiKey: benchModelKey, baseURL: modelBaseURL, model: 'fixture', api: 'chat' } }, tools: { test_external_async: { async: true, execution: 'external-dispatch', completionBaseUrl: first.agentUrl, completionBearerToken: secret, workerUrl } } } },
       });
-      // 12 groups of 25 siblings; completions interleaved across groups (different async groups settle at once, as with many users).
-      const perGroup: string[][] = [];
-      for (let index = 0; index < 12; index += 1) {
-        dispatches.length = 0;
-        await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: `completions-${index}`, message: 'call x25 test_external_async {}' } });
-        perGroup.push(dispatches.map((dispatch) => dispatch.completeUrl));
-      }
-      const urls = perGroup[0]!.flatMap((_, sibling) => perGroup.map((group) => group[sibling]!));
+      // Groups of 25 siblings, completions interleaved across groups (different async groups
+      // settle at once, as with many users), 16 in flight, each on the replica whose turn it is.
+      const interleaved = async (groups: number, prefix: string): Promise<string[]> => {
+        const perGroup: string[][] = [];
+        for (let index = 0; index < groups; index += 1) {
+          dispatches.length = 0;
+          await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: `${prefix}-${index}`, message: 'call x25 test_external_async {}' } });
+          perGroup.push(dispatches.map((dispatch) => dispatch.completeUrl));
+        }
+        return perGroup[0]!.flatMap((_, sibling) => perGroup.map((siblings) => siblings[sibling]!));
+      };
+      const complete = async (urls: string[]): Promise<void> => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            while (next < urls.length) {
+              const index = next++;
+              const url = new URL(urls[index]!);
+              url.host = new URL(group.replicas[index % group.replicas.length]!.agentUrl).host;
+              await json(url.toString(), { secret, body: { status: 'completed', response: { ok: true } } });
+            }
+          }),
+        );
+      };
+      // A warm-up of the same shape first: the turns above went through the first replica only,
+      // and a replica's first completions open connections, prepare statements and compile code.
+      await complete(await interleaved(12, 'warm-up'));
+      const urls = await interleaved(24, 'completions');
       const cpuBefore = await group.cpuSeconds();
-      let next = 0;
       const started = performance.now();
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (next < urls.length) {
-            const index = next++;
-            // The same completion URL, on the replica whose turn it is.
-            const url = new URL(urls[index]!);
-            const replica = new URL(group.replicas[index % group.replicas.length]!.agentUrl);
-            url.host = replica.host;
-            await json(url.toString(), { secret, body: { status: 'completed', response: { ok: true } } });
-          }
-        }),
-      );
+      await complete(urls);
       rates.push(urls.length / ((performance.now() - started) / 1000));
-      cpuSecondsPerReplica = minus(await group.cpuSeconds(), cpuBefore);
+      cpuSecondsPerReplica.push(minus(await group.cpuSeconds(), cpuBefore));
+
+      // The worst case for one group: all 100 siblings of a pass completed at the same moment
+      // (every request in flight at once), spread round-robin; 5 rounds.
+      let burstSeconds = 0;
+      for (let round = 0; round < 5; round += 1) {
+        dispatches.length = 0;
+        const answer = await json(`${first.agentUrl}/agents/bench/chat`, { secret, body: { conversationKey: `burst-${round}`, message: 'call x100 test_external_async {}' } });
+        const siblings = dispatches.map((dispatch) => dispatch.completeUrl);
+        const burstStarted = performance.now();
+        await Promise.all(
+          siblings.map(async (completeUrl, index) => {
+            const url = new URL(completeUrl);
+            url.host = new URL(group.replicas[index % group.replicas.length]!.agentUrl).host;
+            await json(url.toString(), { secret, body: { status: 'completed', response: { ok: true } } });
+          }),
+        );
+        burstSeconds += (performance.now() - burstStarted) / 1000;
+        // The continuation runs before the next round (and before the replicas stop).
+        const statusUrl = new URL(String(answer.statusUrl));
+        statusUrl.host = new URL(first.agentUrl).host;
+        for (let waited = 0; (await json(statusUrl.toString(), { secret })).status !== 'completed'; waited += 50) {
+          if (waited > 30_000) throw new Error(`the continuation of burst round ${round} did not complete`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+      burstRates.push(500 / burstSeconds);
     }
-    const result = { oneReplicaPerSecond: rates[0]!, threeReplicasPerSecond: rates[1]!, ratio: rates[1]! / rates[0]!, cpuSecondsPerReplica };
-    console.log('scale-out: async-tool completions/s (16 concurrent, 300 completions of 12 groups), 1 replica vs 3 replicas');
-    console.log(`  1 replica ${result.oneReplicaPerSecond.toFixed(0)}/s, 3 replicas ${result.threeReplicasPerSecond.toFixed(0)}/s, ratio ${result.ratio.toFixed(2)}x; CPU seconds per replica of 3: ${spread(cpuSecondsPerReplica)}`);
+    const result = {
+      oneReplicaPerSecond: rates[0]!,
+      threeReplicasPerSecond: rates[1]!,
+      ratio: rates[1]! / rates[0]!,
+      cpuSecondsOneReplica: cpuSecondsPerReplica[0]![0]!,
+      cpuSecondsPerReplica: cpuSecondsPerReplica[1]!,
+      burstOneReplicaPerSecond: burstRates[0]!,
+      burstThreeReplicasPerSecond: burstRates[1]!,
+    };
+    console.log('scale-out: async-tool completions/s (16 concurrent, 600 completions of 24 groups), 1 replica vs 3 replicas');
+    console.log(`  1 replica ${result.oneReplicaPerSecond.toFixed(0)}/s, 3 replicas ${result.threeReplicasPerSecond.toFixed(0)}/s, ratio ${result.ratio.toFixed(2)}x; CPU seconds: 1 replica ${result.cpuSecondsOneReplica.toFixed(1)}, each of 3 replicas ${spread(result.cpuSecondsPerReplica)}`);
+    console.log('scale-out: the 100 siblings of one group completed all at once (5 rounds), 1 replica vs 3 replicas');
+    console.log(`  1 replica ${result.burstOneReplicaPerSecond.toFixed(0)}/s, 3 replicas ${result.burstThreeReplicasPerSecond.toFixed(0)}/s, ratio ${(result.burstThreeReplicasPerSecond / result.burstOneReplicaPerSecond).toFixed(2)}x`);
     return result;
   } finally {
     await Promise.allSettled(groups.map((group) => group.close()));
@@ -254,6 +321,8 @@ async function cronOnReplicas(server: PostgresServer, jobs = 10_000, dueAtOnce =
       const rows = (await Promise.all(partitions.map((partition) => table.list(partition)))).flat();
       return rows.map((row) => row.value).filter((value): value is CronRunsRecord => value.kind === 'runs');
     };
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, slot - 2_000 - Date.now())));
+    const transactionsBefore = await databaseTransactions(server);
     let runs: CronRunsRecord[] = [];
     const deadline = slot + 120_000;
     for (;;) {
@@ -262,6 +331,9 @@ async function cronOnReplicas(server: PostgresServer, jobs = 10_000, dueAtOnce =
       const claimed = runs.reduce((total, record) => total + record.runs.filter((run) => run.scheduledFor === slotText).length, 0);
       if (claimed >= dueAtOnce || Date.now() > deadline) break;
     }
+    // Idle connections report their statistics within 10 s (PostgreSQL 15).
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    const transactionsAfter = await databaseTransactions(server);
     const ofSlot = runs.map((record) => record.runs.filter((run) => run.scheduledFor === slotText));
     const delays = ofSlot.flat().map((run) => Date.parse(run.startedAt) - slot);
     const result = {
@@ -269,12 +341,16 @@ async function cronOnReplicas(server: PostgresServer, jobs = 10_000, dueAtOnce =
       dueAtOnce,
       claimed: ofSlot.filter((list) => list.length > 0).length,
       firedTwice: ofSlot.filter((list) => list.length > 1).length,
+      delayMinMs: delays.length > 0 ? Math.min(...delays) : 0,
       delayP50Ms: percentile(delays, 0.5),
       delayP99Ms: percentile(delays, 0.99),
       delayMaxMs: Math.max(0, ...delays),
+      databaseCommits: transactionsAfter.commits - transactionsBefore.commits,
+      databaseRollbacks: transactionsAfter.rollbacks - transactionsBefore.rollbacks,
     };
     console.log(`scale-out: cron, ${jobs} active jobs on 3 replicas, ${dueAtOnce} due at the same minute (slot -> claim, real clock)`);
-    console.log(`  claimed ${result.claimed} of ${dueAtOnce}, ${result.firedTwice} fired twice; delay p50 ${result.delayP50Ms} ms, p99 ${result.delayP99Ms} ms, max ${result.delayMaxMs} ms (target p99 <= 1000 ms)`);
+    console.log(`  claimed ${result.claimed} of ${dueAtOnce}, ${result.firedTwice} fired twice; delay min ${result.delayMinMs} ms, p50 ${result.delayP50Ms} ms, p99 ${result.delayP99Ms} ms, max ${result.delayMaxMs} ms (target p99 <= 1000 ms)`);
+    console.log(`  database transactions from 2 s before the slot until every slot was claimed (with the runs, resyncs and bench reads): ${result.databaseCommits} committed, ${result.databaseRollbacks} rolled back (a lost conditional batch rolls back)`);
     return result;
   } finally {
     await group?.close();
@@ -282,18 +358,23 @@ async function cronOnReplicas(server: PostgresServer, jobs = 10_000, dueAtOnce =
   }
 }
 
-export async function runScaleOutBench(): Promise<ScaleOutBenchResult> {
+/** The parts of the bench; `npx tsx scripts/bench/scale-out.ts completions cron` runs only those. */
+export const scaleOutParts = ['turn', 'replicas', 'completions', 'cron'] as const;
+export type ScaleOutPart = (typeof scaleOutParts)[number];
+
+export async function runScaleOutBench(parts: readonly ScaleOutPart[] = scaleOutParts): Promise<Partial<ScaleOutBenchResult>> {
   const cores = (await import('node:os')).availableParallelism();
   console.log(`scale-out: ${cores} cores for the client, the fixture model, every replica and PostgreSQL together; 3 replicas share the cores 1 replica had, so expect about the same throughput, not 3x`);
   const server = await startPostgresServer();
   const model = await startChild(['fixtures/model-server/main.ts', '--api-key', benchModelKey, '--latency-ms', '0']);
   try {
     const modelBaseURL = model.ready.baseURL!;
-    const turn = await turnOnPostgres(server);
-    const replicas = await turnsAcrossReplicas(server, modelBaseURL);
-    const completions = await completionsAcrossReplicas(server, modelBaseURL);
-    const cron = await cronOnReplicas(server);
-    return { turn, replicas, completions, cron, cores };
+    const result: Partial<ScaleOutBenchResult> = { cores };
+    if (parts.includes('turn')) result.turn = await turnOnPostgres(server);
+    if (parts.includes('replicas')) result.replicas = await turnsAcrossReplicas(server, modelBaseURL);
+    if (parts.includes('completions')) result.completions = await completionsAcrossReplicas(server, modelBaseURL);
+    if (parts.includes('cron')) result.cron = await cronOnReplicas(server);
+    return result;
   } finally {
     await stopChild(model.child);
     await server.stop();
@@ -301,5 +382,8 @@ export async function runScaleOutBench(): Promise<ScaleOutBenchResult> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await runScaleOutBench();
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((part) => !(scaleOutParts as readonly string[]).includes(part));
+  if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(', ')}; choose from ${scaleOutParts.join(', ')}`);
+  await runScaleOutBench(asked.length > 0 ? (asked as ScaleOutPart[]) : scaleOutParts);
 }

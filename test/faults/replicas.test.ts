@@ -122,7 +122,7 @@ describe('fault: three replicas on one PostgreSQL', () => {
     } finally {
       await worker.close();
     }
-    // 100 racing settlements of one group on PostgreSQL retry their conditional batch many times: ~15 s a round on 2 cores.
+    // 100 racing settlements of one group on PostgreSQL queue on the group's lock: ~1.5 s a round on 2 cores, the turn and its continuation included.
   }, 600_000);
 
   it('an approval asked through one replica and answered through two others at once: the tool runs once', async () => {

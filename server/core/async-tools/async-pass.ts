@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Tool } from 'ai';
 import type { Logger } from '../logger.js';
-import { ConditionFailedError } from '../storage/table-store.js';
+import { ConditionFailedError, type WriteOperation } from '../storage/table-store.js';
 import type { AsyncToolOptions } from '../tools/async-tool-options.js';
-import { type AsyncExecution, type AsyncToolResult, completePathFor, type DeliveryMetadata, type DispatchGroup, groupKey, resultIdFor } from './async-tool-result.js';
+import { type AsyncExecution, type AsyncTableRow, type AsyncToolResult, completePathFor, type DeliveryMetadata, type DispatchGroup, groupKey, resultIdFor } from './async-tool-result.js';
 import type { AsyncToolResultsRepository } from './async-tool-results-repository.js';
 import type { AsyncOutcome } from './async-settlement.js';
 import type { AsyncToolCompletions } from './async-tool-completions.js';
@@ -120,36 +120,36 @@ export class AsyncPass {
       updatedAt: timestamp,
     };
     this.rows.push(row);
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      const snapshot = await this.repository.snapshot(this.groupId);
-      const current = snapshot.group?.value;
-      const group: DispatchGroup = current
-        ? { ...current, resultIds: execution === 'external-dispatch' ? [...current.resultIds, resultId] : current.resultIds, updatedAt: timestamp }
-        : {
-            kind: 'group',
-            groupId: this.groupId,
-            accountId: this.owner.accountId,
-            agentId: this.owner.agentId,
-            conversationKey: this.owner.conversationKey,
-            turnId: this.owner.turnId,
-            resultIds: execution === 'external-dispatch' ? [resultId] : [],
-            sealed: false,
-            settledCount: 0,
-            delivery: this.owner.delivery,
-            createdAt: timestamp,
-            updatedAt: timestamp,
-          };
-      try {
-        await this.repository.write(this.groupId, [
+    try {
+      await this.repository.transition(this.groupId, (snapshot) => {
+        const current = snapshot.group?.value;
+        const group: DispatchGroup = current
+          ? { ...current, resultIds: execution === 'external-dispatch' ? [...current.resultIds, resultId] : current.resultIds, updatedAt: timestamp }
+          : {
+              kind: 'group',
+              groupId: this.groupId,
+              accountId: this.owner.accountId,
+              agentId: this.owner.agentId,
+              conversationKey: this.owner.conversationKey,
+              turnId: this.owner.turnId,
+              resultIds: execution === 'external-dispatch' ? [resultId] : [],
+              sealed: false,
+              settledCount: 0,
+              delivery: this.owner.delivery,
+              createdAt: timestamp,
+              updatedAt: timestamp,
+            };
+        const operations: WriteOperation<AsyncTableRow>[] = [
           { type: 'put', key: resultId, value: row, expectedVersion: null },
           { type: 'put', key: groupKey, value: group, expectedVersion: snapshot.group ? snapshot.group.version : null },
-        ]);
-        return resultId;
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
+        ];
+        return { operations, result: undefined };
+      });
+      return resultId;
+    } catch (error) {
+      if (error instanceof ConditionFailedError) throw new Error(`Could not register ${resultId} in its dispatch group.`, { cause: error });
+      throw error;
     }
-    throw new Error(`Could not register ${resultId} in its dispatch group.`);
   }
 
   /**

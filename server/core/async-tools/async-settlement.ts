@@ -16,8 +16,6 @@ export interface SettlementResult {
   group?: DispatchGroup;
 }
 
-const maximumAttempts = 200;
-
 function externalRowsPending(snapshot: GroupSnapshot, except?: string): number {
   const ids = new Set(snapshot.group?.value.resultIds ?? []);
   return snapshot.results.filter((row) => ids.has(row.key) && row.key !== except && row.value.status === 'processing').length;
@@ -30,9 +28,11 @@ function claim(group: DispatchGroup, now: string): DispatchGroup {
 
 /**
  * The transitions of async rows and dispatch groups. Every transition is one conditional
- * batch on the group's partition, conditioned on the versions it read of the row AND the
- * group; every settlement also bumps the group. So of N racing settlements, exactly one sees
- * the last sibling settled, and the group's continuation is claimed exactly once.
+ * batch on the group's partition, decided from the group as it is and conditioned on the
+ * versions it read of the row AND the group; every settlement also bumps the group. So of N
+ * racing settlements, exactly one sees the last sibling settled, and the group's continuation
+ * is claimed exactly once. On PostgreSQL racing settlements of one group queue on the
+ * group's lock rather than retry (`AsyncToolResultsRepository.transition`).
  */
 export class AsyncSettlement {
   constructor(
@@ -55,94 +55,82 @@ export class AsyncSettlement {
   async settle(resultId: string, outcome: AsyncOutcome, from: 'endpoint' | 'in-process', accountId?: string): Promise<SettlementResult> {
     const groupId = groupIdOfResult(resultId);
     if (!groupId) throw new NotFoundError(`No async tool result ${resultId}.`);
-    for (let attempt = 0; attempt < maximumAttempts; attempt += 1) {
-      const snapshot = await this.repository.snapshot(groupId);
-      const row = snapshot.results.find((candidate) => candidate.key === resultId);
-      if (!row || (accountId !== undefined && row.value.accountId !== accountId)) throw new NotFoundError(`No async tool result ${resultId}.`);
-      if (from === 'endpoint' && row.value.execution === 'same-invocation') {
-        throw new ConflictError(`${resultId} is a same-invocation result: it is settled by the turn that runs it and cannot be completed from outside.`);
-      }
-      if (row.value.status !== 'processing') throw new ConflictError(`${resultId} is already ${row.value.status}.`);
-      const timestamp = this.now().toISOString();
-      const settled: AsyncToolResult = {
-        ...row.value,
-        status: outcome.status,
-        ...(outcome.status === 'completed' ? { response: outcome.response } : { error: outcome.error }),
-        updatedAt: timestamp,
-        settledAt: timestamp,
-      };
-      const operations: WriteOperation<AsyncTableRow>[] = [{ type: 'put', key: resultId, value: settled, expectedVersion: row.version }];
-      const group = snapshot.group;
-      let claimed = false;
-      let nextGroup: DispatchGroup | undefined;
-      const pendingCount = externalRowsPending(snapshot, resultId);
-      if (group) {
-        nextGroup = { ...group.value, settledCount: group.value.settledCount + 1, updatedAt: timestamp };
-        if (nextGroup.sealed && pendingCount === 0 && !nextGroup.continuation && nextGroup.resultIds.length > 0) {
-          nextGroup = claim(nextGroup, timestamp);
-          claimed = true;
-        }
-        operations.push({ type: 'put', key: groupKey, value: nextGroup, expectedVersion: group.version });
-      }
-      try {
-        await this.repository.write(groupId, operations);
-        return { resultId, status: outcome.status, claimed, pendingCount, ...(nextGroup ? { group: nextGroup } : {}) };
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
-    throw new ConflictError(`${resultId} is being settled concurrently; retry.`);
-  }
-
-  /** Seal a group once its pass has registered every call; claims the continuation when nothing is pending. */
-  async seal(groupId: string): Promise<{ claimed: boolean; pendingCount: number; group: DispatchGroup }> {
-    for (let attempt = 0; attempt < maximumAttempts; attempt += 1) {
-      const snapshot = await this.repository.snapshot(groupId);
-      if (!snapshot.group) throw new Error(`Dispatch group ${groupId} does not exist.`);
-      const timestamp = this.now().toISOString();
-      let group: DispatchGroup = { ...snapshot.group.value, sealed: true, sealedAt: snapshot.group.value.sealedAt ?? timestamp, updatedAt: timestamp };
-      const pendingCount = externalRowsPending(snapshot);
-      const claimed = pendingCount === 0 && !group.continuation;
-      if (claimed) group = claim(group, timestamp);
-      try {
-        await this.repository.write(groupId, [{ type: 'put', key: groupKey, value: group, expectedVersion: snapshot.group.version }]);
-        return { claimed, pendingCount, group };
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
-    throw new Error(`Dispatch group ${groupId} could not be sealed.`);
-  }
-
-  /** Claim a sealed, settled, unclaimed group (recovery after a restart). */
-  async claimIfReady(groupId: string): Promise<DispatchGroup | undefined> {
-    const snapshot = await this.repository.snapshot(groupId);
-    const group = snapshot.group;
-    if (!group || !group.value.sealed || group.value.continuation || externalRowsPending(snapshot) > 0 || group.value.resultIds.length === 0) return undefined;
-    const claimedGroup = claim(group.value, this.now().toISOString());
     try {
-      await this.repository.write(groupId, [{ type: 'put', key: groupKey, value: claimedGroup, expectedVersion: group.version }]);
-      return claimedGroup;
+      return await this.repository.transition(groupId, (snapshot) => {
+        const row = snapshot.results.find((candidate) => candidate.key === resultId);
+        if (!row || (accountId !== undefined && row.value.accountId !== accountId)) throw new NotFoundError(`No async tool result ${resultId}.`);
+        if (from === 'endpoint' && row.value.execution === 'same-invocation') {
+          throw new ConflictError(`${resultId} is a same-invocation result: it is settled by the turn that runs it and cannot be completed from outside.`);
+        }
+        if (row.value.status !== 'processing') throw new ConflictError(`${resultId} is already ${row.value.status}.`);
+        const timestamp = this.now().toISOString();
+        const settled: AsyncToolResult = {
+          ...row.value,
+          status: outcome.status,
+          ...(outcome.status === 'completed' ? { response: outcome.response } : { error: outcome.error }),
+          updatedAt: timestamp,
+          settledAt: timestamp,
+        };
+        const operations: WriteOperation<AsyncTableRow>[] = [{ type: 'put', key: resultId, value: settled, expectedVersion: row.version }];
+        const group = snapshot.group;
+        let claimed = false;
+        let nextGroup: DispatchGroup | undefined;
+        const pendingCount = externalRowsPending(snapshot, resultId);
+        if (group) {
+          nextGroup = { ...group.value, settledCount: group.value.settledCount + 1, updatedAt: timestamp };
+          if (nextGroup.sealed && pendingCount === 0 && !nextGroup.continuation && nextGroup.resultIds.length > 0) {
+            nextGroup = claim(nextGroup, timestamp);
+            claimed = true;
+          }
+          operations.push({ type: 'put', key: groupKey, value: nextGroup, expectedVersion: group.version });
+        }
+        return { operations, result: { resultId, status: outcome.status, claimed, pendingCount, ...(nextGroup ? { group: nextGroup } : {}) } };
+      });
     } catch (error) {
-      if (error instanceof ConditionFailedError) return undefined;
+      if (error instanceof ConditionFailedError) throw new ConflictError(`${resultId} is being settled concurrently; retry.`);
       throw error;
     }
   }
 
+  /** Seal a group once its pass has registered every call; claims the continuation when nothing is pending. */
+  async seal(groupId: string): Promise<{ claimed: boolean; pendingCount: number; group: DispatchGroup }> {
+    try {
+      return await this.repository.transition(groupId, (snapshot) => {
+        if (!snapshot.group) throw new Error(`Dispatch group ${groupId} does not exist.`);
+        const timestamp = this.now().toISOString();
+        let group: DispatchGroup = { ...snapshot.group.value, sealed: true, sealedAt: snapshot.group.value.sealedAt ?? timestamp, updatedAt: timestamp };
+        const pendingCount = externalRowsPending(snapshot);
+        const claimed = pendingCount === 0 && !group.continuation;
+        if (claimed) group = claim(group, timestamp);
+        return { operations: [{ type: 'put', key: groupKey, value: group, expectedVersion: snapshot.group.version }], result: { claimed, pendingCount, group } };
+      });
+    } catch (error) {
+      if (error instanceof ConditionFailedError) throw new Error(`Dispatch group ${groupId} could not be sealed.`, { cause: error });
+      throw error;
+    }
+  }
+
+  /** Claim a sealed, settled, unclaimed group (recovery after a restart). */
+  async claimIfReady(groupId: string): Promise<DispatchGroup | undefined> {
+    return this.repository.transition(groupId, (snapshot) => {
+      const group = snapshot.group;
+      if (!group || !group.value.sealed || group.value.continuation || externalRowsPending(snapshot) > 0 || group.value.resultIds.length === 0) return { operations: [], result: undefined };
+      const claimedGroup = claim(group.value, this.now().toISOString());
+      return { operations: [{ type: 'put', key: groupKey, value: claimedGroup, expectedVersion: group.version }], result: claimedGroup };
+    });
+  }
+
   /** Mark a claimed continuation finished, so a restart does not run it again. */
   async finishContinuation(groupId: string): Promise<void> {
-    for (let attempt = 0; attempt < maximumAttempts; attempt += 1) {
-      const snapshot = await this.repository.snapshot(groupId);
+    // A group that never stops changing is left claimed: a restart runs it again, as before.
+    await this.repository.transition(groupId, (snapshot) => {
       const group = snapshot.group;
-      if (!group?.value.continuation || group.value.continuation.state === 'done') return;
+      if (!group?.value.continuation || group.value.continuation.state === 'done') return { operations: [], result: undefined };
       const timestamp = this.now().toISOString();
       const next: DispatchGroup = { ...group.value, continuation: { ...group.value.continuation, state: 'done', finishedAt: timestamp }, updatedAt: timestamp };
-      try {
-        await this.repository.write(groupId, [{ type: 'put', key: groupKey, value: next, expectedVersion: group.version }]);
-        return;
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
+      return { operations: [{ type: 'put', key: groupKey, value: next, expectedVersion: group.version }], result: undefined };
+    }).catch((error: unknown) => {
+      if (!(error instanceof ConditionFailedError)) throw error;
+    });
   }
 }

@@ -1,4 +1,5 @@
-import { ConditionFailedError, type TableStore } from '../storage/table-store.js';
+import { readAndWrite } from '../storage/read-and-write.js';
+import { ConditionFailedError, type TableStore, type WriteOperation } from '../storage/table-store.js';
 import { type CronJobRecord, type CronRun, type CronRunsRecord, type CronTableRow, runHistoryLimit } from './cron-job.js';
 
 const runsKey = (cronJobId: string): string => `runs:${cronJobId}`;
@@ -9,6 +10,12 @@ export interface SlotClaim {
   claimed: CronJobRecord;
   jobVersion: number;
   run: CronRun;
+}
+
+/** What `claimDue` did: the slots claimed, and the jobs read that were not due. */
+export interface DueClaims {
+  claims: SlotClaim[];
+  unclaimed: CronJobRecord[];
 }
 
 /** Everything stored for one account: its jobs and their run histories. */
@@ -92,53 +99,38 @@ export class CronJobsRepository {
   }
 
   /**
-   * The exactly-once step: write the job as `claimed` (its `lastFiredSlot` and `nextRunAt`
-   * moved past the slot) only if the job row is still at `jobVersion`, together with the new
-   * run at the head of the history. False when another writer changed the job first (another
-   * scheduler claimed the slot, or the job was paused, changed or deleted).
+   * The exactly-once step, for the due jobs of one account at once: `prepare` gets each job as
+   * stored and returns its claim (the job moved past its slot, and the run that slot starts),
+   * or undefined when it is not due. Every claim is written with its run at the head of the
+   * job's history in one batch, conditional on the versions read; so a slot another scheduler
+   * claimed first is seen as claimed, never claimed twice. On PostgreSQL the schedulers of
+   * several replicas take turns on the account (one read and one write each, no retry); the
+   * one that comes second finds nothing left to claim.
    */
-  async claimSlot(claimed: CronJobRecord, jobVersion: number, run: CronRun): Promise<boolean> {
-    const { accountId, cronJobId } = claimed;
-    for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
-      const history = await this.table.get(accountId, runsKey(cronJobId));
-      const runs = history?.value.kind === 'runs' ? history.value.runs : [];
-      const record: CronRunsRecord = { kind: 'runs', cronJobId, runs: [run, ...runs].slice(0, runHistoryLimit) };
-      try {
-        await this.table.write(accountId, [
-          { type: 'put', key: cronJobId, value: claimed, expectedVersion: jobVersion },
-          { type: 'put', key: runsKey(cronJobId), value: record, expectedVersion: history ? history.version : null },
-        ]);
-        return true;
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-        // Only a change of the run history (a run settling) is worth another try.
-        if ((await this.table.get(accountId, cronJobId))?.version !== jobVersion) return false;
+  async claimDue(accountId: string, cronJobIds: string[], prepare: (job: CronJobRecord) => Omit<SlotClaim, 'jobVersion'> | undefined): Promise<DueClaims> {
+    const keys = cronJobIds.flatMap((cronJobId) => [cronJobId, runsKey(cronJobId)]);
+    return readAndWrite(this.table, accountId, keys, (rows) => {
+      const found = new Map(rows.map((row) => [row.key, row]));
+      const decided: DueClaims = { claims: [], unclaimed: [] };
+      const operations: WriteOperation<CronTableRow>[] = [];
+      for (const cronJobId of cronJobIds) {
+        const row = found.get(cronJobId);
+        if (row?.value.kind !== 'job') continue;
+        const claim = prepare(row.value);
+        if (!claim) {
+          decided.unclaimed.push(row.value);
+          continue;
+        }
+        const history = found.get(runsKey(cronJobId));
+        const runs = history?.value.kind === 'runs' ? history.value.runs : [];
+        operations.push(
+          { type: 'put', key: cronJobId, value: claim.claimed, expectedVersion: row.version },
+          { type: 'put', key: runsKey(cronJobId), value: { kind: 'runs', cronJobId, runs: [claim.run, ...runs].slice(0, runHistoryLimit) }, expectedVersion: history ? history.version : null },
+        );
+        decided.claims.push({ ...claim, jobVersion: row.version });
       }
-    }
-    throw new Error(`Cron job ${cronJobId}: gave up claiming a slot after ${maxAttempts} attempts.`);
-  }
-
-  /**
-   * Several claims of one account in one atomic batch (one durable write for a burst of due
-   * jobs). All or nothing: false when any job or history changed since it was read.
-   */
-  async claimSlots(accountId: string, claims: SlotClaim[]): Promise<boolean> {
-    const operations: Parameters<TableStore<CronTableRow>['write']>[1] = [];
-    for (const { claimed, jobVersion, run } of claims) {
-      const history = await this.table.get(accountId, runsKey(claimed.cronJobId));
-      const runs = history?.value.kind === 'runs' ? history.value.runs : [];
-      operations.push(
-        { type: 'put', key: claimed.cronJobId, value: claimed, expectedVersion: jobVersion },
-        { type: 'put', key: runsKey(claimed.cronJobId), value: { kind: 'runs', cronJobId: claimed.cronJobId, runs: [run, ...runs].slice(0, runHistoryLimit) }, expectedVersion: history ? history.version : null },
-      );
-    }
-    try {
-      await this.table.write(accountId, operations);
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionFailedError) return false;
-      throw error;
-    }
+      return { operations, result: decided };
+    });
   }
 
   /**
@@ -155,7 +147,7 @@ export class CronJobsRepository {
       const next = change(current);
       if (!next) return current;
       const runs = history.value.runs.map((run, position) => (position === index ? next : run));
-      const operations: Parameters<TableStore<CronTableRow>['write']>[1] = [
+      const operations: WriteOperation<CronTableRow>[] = [
         { type: 'put', key: runsKey(cronJobId), value: { ...history.value, runs }, expectedVersion: history.version },
       ];
       if (index === 0 && job?.value.kind === 'job') {

@@ -53,6 +53,20 @@ describe('CronScheduler', () => {
     expect(await test.runs(job.cronJobId)).toHaveLength(5);
   });
 
+  it('three schedulers on one storage and 100 jobs due together: every slot fires once, and jobs go back on every agenda', async () => {
+    const test = await setup('2030-01-07T10:00:30Z');
+    const launchers = [test.launcher, new FakeLauncher(), new FakeLauncher()];
+    const schedulers = [test.scheduler, await test.startScheduler(launchers[1]), await test.startScheduler(launchers[2])];
+    const jobs = await Promise.all(Array.from({ length: 100 }, () => test.create('cron(* * * * ? *)')));
+    for (const job of jobs) for (const scheduler of schedulers) scheduler.jobChanged(await test.job(job.cronJobId));
+    await test.runUntil('2030-01-07T10:02:00Z');
+    const submissions = launchers.flatMap((launcher) => launcher.submitted);
+    expect(submissions).toHaveLength(200);
+    expect(new Set(submissions.map((entry) => entry.eventId)).size).toBe(200);
+    for (const job of jobs) expect((await test.runs(job.cronJobId)).map((run) => run.scheduledFor)).toEqual(['2030-01-07T10:02:00.000Z', '2030-01-07T10:01:00.000Z']);
+    expect(schedulers.map((scheduler) => scheduler.scheduledJobs)).toEqual([100, 100, 100]);
+  });
+
   it('does not fire a slot again after a restart within its minute', async () => {
     const test = await setup('2030-01-07T10:00:30Z');
     const job = await test.create('cron(* * * * ? *)');

@@ -209,7 +209,15 @@ export class CronScheduler implements CronJobObserver {
       if (entries) entries.push(entry);
       else byAccount.set(entry.accountId, [entry]);
     }
-    for (const [accountId, entries] of byAccount) this.track(this.fireAccount(accountId, entries));
+    // Replicas wake at the same instant with the same due accounts. Each takes them in its
+    // own random order, so they mostly claim different accounts instead of all queueing on
+    // the same account's lock and finding it claimed one after another.
+    const accounts = [...byAccount];
+    for (let index = accounts.length - 1; index > 0; index -= 1) {
+      const other = Math.floor(Math.random() * (index + 1));
+      [accounts[index], accounts[other]] = [accounts[other]!, accounts[index]!];
+    }
+    for (const [accountId, entries] of accounts) this.track(this.fireAccount(accountId, entries));
     this.arm();
   }
 
@@ -232,44 +240,31 @@ export class CronScheduler implements CronJobObserver {
   }
 
   /**
-   * Fire the due jobs of one account: read each, work out its claim, write every claim in one
-   * conditional batch on the account's partition (one durable write for a burst), then submit
-   * the runs. A batch that meets a concurrent change falls back to one claim per job.
+   * Fire the due jobs of one account: one read of their rows, the claims worked out from
+   * them, and every claim written in one conditional batch (one durable write for a burst),
+   * then the runs submitted. Jobs found not due (moved by a change, or claimed by another
+   * scheduler) go back on the agenda at their next slot.
    */
   private async fireAccount(accountId: string, entries: DueEntry[]): Promise<void> {
-    const claims: SlotClaim[] = [];
-    for (const entry of entries) {
-      const claim = await this.prepareClaim(entry);
-      if (claim) claims.push(claim);
-    }
-    if (claims.length === 0 || !this.running) return;
-    if (claims.length > 1 && (await this.options.repository.claimSlots(accountId, claims))) {
-      await Promise.all(claims.map((claim) => this.claimed(claim)));
-      return;
-    }
-    await Promise.all(
-      claims.map(async (claim) => {
-        if (await this.options.repository.claimSlot(claim.claimed, claim.jobVersion, claim.run)) return this.claimed(claim);
-        // Another writer got there first (a change, a pause, another scheduler): look again.
-        const current = await this.options.repository.get(accountId, claim.claimed.cronJobId);
-        if (current && this.running) this.jobChanged(current.job);
-      }),
+    if (!this.running) return;
+    const { claims, unclaimed } = await this.options.repository.claimDue(
+      accountId,
+      entries.map((entry) => entry.cronJobId),
+      (job) => this.prepareClaim(job),
     );
+    for (const job of unclaimed) {
+      if (this.running && job.status === 'active' && job.nextRunAt !== null && Date.parse(job.nextRunAt) > this.options.clock.now().getTime()) this.jobChanged(job);
+    }
+    await Promise.all(claims.map((claim) => this.claimed(claim)));
   }
 
   /** The claim of a job's due slot, or undefined when it is not due (anymore). */
-  private async prepareClaim(entry: DueEntry): Promise<SlotClaim | undefined> {
-    const found = await this.options.repository.get(entry.accountId, entry.cronJobId);
-    if (!found || !this.running) return undefined;
-    const { job, version } = found;
-    if (job.status !== 'active' || job.nextRunAt === null) return undefined;
+  private prepareClaim(job: CronJobRecord): Omit<SlotClaim, 'jobVersion'> | undefined {
+    if (!this.running || job.status !== 'active' || job.nextRunAt === null) return undefined;
     const slot = Date.parse(job.nextRunAt);
     const now = this.options.clock.now().getTime();
-    // Moved later by a change since it was queued, or already claimed: back on the agenda.
-    if (slot > now || (job.lastFiredSlot !== null && slot <= Date.parse(job.lastFiredSlot))) {
-      if (slot > now) this.jobChanged(job);
-      return undefined;
-    }
+    // Moved later by a change since it was queued, or already claimed.
+    if (slot > now || (job.lastFiredSlot !== null && slot <= Date.parse(job.lastFiredSlot))) return undefined;
     const { missedSlots, lastMissedSlot, next } = slotsThrough(this.schedule(job.scheduleExpression), job.timezone, slot, now, new Date(job.anchorAt));
     const startedAt = new Date(now).toISOString();
     const catchUp = slot < this.startedAt || missedSlots > 1;
@@ -291,7 +286,7 @@ export class CronScheduler implements CronJobObserver {
       lastRunAt: startedAt,
       lastRunStatus: 'running',
     };
-    return { claimed, jobVersion: version, run };
+    return { claimed, run };
   }
 
   /** The slot is ours: put the job back on the agenda and submit the run. */

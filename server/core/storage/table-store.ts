@@ -32,6 +32,21 @@ export interface TableStore<T> {
    * `ConditionFailedError` (nothing applied) when any condition does not hold.
    */
   write(partition: string, operations: WriteOperation<T>[]): Promise<VersionedRow<T>[]>;
+  /**
+   * Optional: read rows and apply a batch decided from them as one step, the partition's
+   * writers taking turns from before the read, so nothing changes the rows in between and
+   * `decide` runs once: racing writers wait in line instead of failing their conditions and
+   * reading again. `keys`: the rows to read (those that exist are passed); omitted, every row
+   * of the partition in `list` order. A throw from `decide` applies nothing. Callers go
+   * through `readAndWrite` (read-and-write.ts), which drives a backend without it optimistically.
+   */
+  readAndWrite?<Result>(partition: string, keys: string[] | undefined, decide: (rows: VersionedRow<T>[]) => WriteDecision<T, Result>): Promise<Result>;
+}
+
+/** What a read-and-write decided from the rows it read: the batch (conditional as usual, may be empty) and its answer. */
+export interface WriteDecision<T, Result> {
+  operations: WriteOperation<T>[];
+  result: Result;
 }
 
 export class ConditionFailedError extends Error {

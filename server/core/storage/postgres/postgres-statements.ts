@@ -48,6 +48,11 @@ export const statements = {
     name: 'harness-read-versions',
     text: 'SELECT key, version FROM harness_rows WHERE table_name = $1 AND partition = $2 AND key = ANY($3::text[])',
   },
+  /** The rows of some keys, for a read-and-write under the partition's lock. */
+  readRows: {
+    name: 'harness-read-rows',
+    text: 'SELECT key, value, version FROM harness_rows WHERE table_name = $1 AND partition = $2 AND key = ANY($3::text[]) ORDER BY position',
+  },
   deleteRows: {
     name: 'harness-delete-rows',
     text: 'DELETE FROM harness_rows WHERE table_name = $1 AND partition = $2 AND key = ANY($3::text[])',
