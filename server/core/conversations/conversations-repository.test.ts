@@ -9,14 +9,22 @@ function message(index: number): StoredMessage {
 }
 
 /** The real table, with every batch it was asked to write kept for the test to read. */
-function recording(table: TableStore<ConversationRow>): { table: TableStore<ConversationRow>; batches: WriteOperation<ConversationRow>[][] } {
+function recording(table: TableStore<ConversationRow>): { table: TableStore<ConversationRow>; batches: WriteOperation<ConversationRow>[][]; reads: string[] } {
   const batches: WriteOperation<ConversationRow>[][] = [];
+  const reads: string[] = [];
   return {
     batches,
+    reads,
     table: {
       name: table.name,
-      get: (partition, key) => table.get(partition, key),
-      list: (partition) => table.list(partition),
+      get: (partition, key) => {
+        reads.push(`get ${key}`);
+        return table.get(partition, key);
+      },
+      list: (partition) => {
+        reads.push('list');
+        return table.list(partition);
+      },
       listPartitions: () => table.listPartitions(),
       write: (partition, operations) => {
         batches.push(operations);
@@ -89,5 +97,58 @@ describe('ConversationsRepository', () => {
     await conversations.save(loaded.state, loaded.version);
     expect((await table.list(partition)).map((row) => row.key).sort()).toEqual(['head', 'm:000000000000', 'm:000000000001', 'm:000000000002']);
     expect((await conversations.find('acc', 'agent', 'key'))?.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1', 'message 2']);
+  });
+
+  it('saves a turn with no read of its own when the loaded version is the one kept in memory', async () => {
+    const storage = open();
+    const { table, reads } = recording(storage.table<ConversationRow>('conversations'));
+    const conversations = new ConversationsRepository(table);
+    const first = await conversations.load('acc', 'agent', 'key', 'now');
+    first.state.messages.push(message(0), message(1));
+    await conversations.save(first.state, first.version);
+    const loaded = await conversations.load('acc', 'agent', 'key', 'now');
+    loaded.state.messages.push(message(2), message(3));
+    reads.length = 0;
+    const version = await conversations.save(loaded.state, loaded.version);
+    expect(reads).toEqual([]);
+    const fresh = new ConversationsRepository(storage.table<ConversationRow>('conversations'));
+    const reloaded = await fresh.load('acc', 'agent', 'key', 'now');
+    expect(reloaded.version).toBe(version);
+    expect(reloaded.state.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1', 'message 2', 'message 3']);
+  });
+
+  it('refuses a save on a version another writer (another replica) moved past, though this one kept the older messages in memory', async () => {
+    const storage = open();
+    const table = storage.table<ConversationRow>('conversations');
+    const here = new ConversationsRepository(table);
+    const there = new ConversationsRepository(table);
+    const first = await here.load('acc', 'agent', 'key', 'now');
+    first.state.messages.push(message(0));
+    await here.save(first.state, first.version);
+    const stale = await here.load('acc', 'agent', 'key', 'now');
+    const other = await there.load('acc', 'agent', 'key', 'now');
+    other.state.messages.push(message(1));
+    await there.save(other.state, other.version);
+    stale.state.messages.push({ ...message(1), message: { role: 'assistant', content: 'lost' } });
+    await expect(here.save(stale.state, stale.version)).rejects.toBeInstanceOf(ConditionFailedError);
+    const current = await here.load('acc', 'agent', 'key', 'now');
+    expect(current.state.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1']);
+    current.state.messages.push(message(2));
+    await here.save(current.state, current.version);
+    expect((await there.find('acc', 'agent', 'key'))?.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1', 'message 2']);
+  });
+
+  it('refuses to create a conversation another writer created meanwhile', async () => {
+    const storage = open();
+    const table = storage.table<ConversationRow>('conversations');
+    const here = new ConversationsRepository(table);
+    const there = new ConversationsRepository(table);
+    const mine = await here.load('acc', 'agent', 'key', 'now');
+    const theirs = await there.load('acc', 'agent', 'key', 'now');
+    theirs.state.messages.push(message(0));
+    await there.save(theirs.state, theirs.version);
+    mine.state.messages.push({ ...message(0), message: { role: 'user', content: 'lost' } });
+    await expect(here.save(mine.state, mine.version)).rejects.toBeInstanceOf(ConditionFailedError);
+    expect((await here.find('acc', 'agent', 'key'))?.messages.map((stored) => stored.message.content)).toEqual(['message 0']);
   });
 });
