@@ -10,6 +10,7 @@
  *
  * `--postgres`: the service stores on a throwaway PostgreSQL server instead of lowdb files.
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createOpenAI } from '@ai-sdk/openai';
 import { type ModelMessage, streamText, type UIMessageChunk } from 'ai';
@@ -34,6 +35,27 @@ export interface ConversationLengthResult {
   overheadLongMs: number;
   /** The service's own cost, long over short (the target applies to this one). */
   overheadRatio: number;
+  /**
+   * The same comparison in CPU time, which a busy machine does not stretch: the service
+   * process's CPU per turn minus this process's CPU per bare call (Linux only).
+   */
+  cpu?: { serviceShortMs: number; serviceLongMs: number; bareShortMs: number; bareLongMs: number; overheadShortMs: number; overheadLongMs: number; overheadRatio: number };
+}
+
+/** CPU time a process has used so far, in ms (Linux `/proc`, 10 ms ticks); undefined elsewhere. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
 }
 
 function median(values: number[]): number {
@@ -87,6 +109,9 @@ export async function runConversationLengthBench(options: { longMessages?: numbe
       }
     };
     const samples = { short: [] as number[], long: [] as number[], bareShort: [] as number[], bareLong: [] as number[] };
+    // CPU per side: the service's for harness turns, this process's for bare calls.
+    const cpuTotals = { short: 0, long: 0, bareShort: 0, bareLong: 0 };
+    const cpuOf = (side: keyof typeof samples) => (side === 'short' || side === 'long' ? processCpuMs(stack.servicePid) : ownCpuMs());
     const counts = { short: 0, long: 0, bareShort: 0, bareLong: 0 };
     const run = async (side: keyof typeof samples) => {
       const index = counts[side]++;
@@ -103,14 +128,29 @@ export async function runConversationLengthBench(options: { longMessages?: numbe
     for (let step = 0; step < turnsPerSide; step += 1) {
       for (let offset = 0; offset < sides.length; offset += 1) {
         const side = sides[(step + offset) % sides.length]!;
+        const cpuBefore = cpuOf(side);
         const started = performance.now();
         await run(side);
         samples[side].push(performance.now() - started);
+        cpuTotals[side] += (cpuOf(side) ?? 0) - (cpuBefore ?? 0);
       }
     }
     const [shortMedianMs, longMedianMs, bareShortMedianMs, bareLongMedianMs] = [median(samples.short), median(samples.long), median(samples.bareShort), median(samples.bareLong)];
     const overheadShortMs = shortMedianMs - bareShortMedianMs;
     const overheadLongMs = longMedianMs - bareLongMedianMs;
+    const perTurn = (side: keyof typeof cpuTotals) => cpuTotals[side] / turnsPerSide;
+    const cpu =
+      processCpuMs(stack.servicePid) === undefined
+        ? undefined
+        : {
+            serviceShortMs: perTurn('short'),
+            serviceLongMs: perTurn('long'),
+            bareShortMs: perTurn('bareShort'),
+            bareLongMs: perTurn('bareLong'),
+            overheadShortMs: perTurn('short') - perTurn('bareShort'),
+            overheadLongMs: perTurn('long') - perTurn('bareLong'),
+            overheadRatio: (perTurn('long') - perTurn('bareLong')) / Math.max(0.01, perTurn('short') - perTurn('bareShort')),
+          };
     const result: ConversationLengthResult = {
       storage: postgres ? 'postgres' : 'lowdb',
       shortMessages,
@@ -123,11 +163,16 @@ export async function runConversationLengthBench(options: { longMessages?: numbe
       overheadShortMs,
       overheadLongMs,
       overheadRatio: overheadLongMs / Math.max(0.01, overheadShortMs),
+      ...(cpu ? { cpu } : {}),
     };
     console.log(`conversation length (${result.storage}): the same SSE turn at ${shortMessages} and at ${longMessages} stored messages, and a bare streamText with the same histories (interleaved, medians)`);
     console.log(`  harness turn: ${shortMedianMs.toFixed(2)} ms and ${longMedianMs.toFixed(2)} ms, ratio ${result.ratio.toFixed(2)}x (includes the model request, which carries the history)`);
     console.log(`  bare streamText: ${bareShortMedianMs.toFixed(2)} ms and ${bareLongMedianMs.toFixed(2)} ms, ratio ${(bareLongMedianMs / bareShortMedianMs).toFixed(2)}x`);
     console.log(`  what the service adds: ${overheadShortMs.toFixed(2)} ms and ${overheadLongMs.toFixed(2)} ms, ratio ${result.overheadRatio.toFixed(2)}x (target <= 1.2x)`);
+    if (cpu) {
+      console.log(`  CPU per turn: service ${cpu.serviceShortMs.toFixed(2)} and ${cpu.serviceLongMs.toFixed(2)} ms, bare call ${cpu.bareShortMs.toFixed(2)} and ${cpu.bareLongMs.toFixed(2)} ms;`);
+      console.log(`  the service's own CPU: ${cpu.overheadShortMs.toFixed(2)} and ${cpu.overheadLongMs.toFixed(2)} ms, ratio ${cpu.overheadRatio.toFixed(2)}x`);
+    }
     return result;
   } finally {
     await stack.close();

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { lowdbStoragePerTest } from '../storage/test-support/lowdb-per-test.js';
-import { ConditionFailedError, type TableStore, type WriteOperation } from '../storage/table-store.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
+import { openTestStorage } from '../../../test/support/test-storage.js';
+import { ConditionFailedError, type Storage, type TableStore, type WriteOperation } from '../storage/table-store.js';
 import type { ConversationState, StoredMessage } from './conversation.js';
 import { type ConversationRow, ConversationsRepository } from './conversations-repository.js';
 
@@ -35,10 +36,20 @@ function recording(table: TableStore<ConversationRow>): { table: TableStore<Conv
 }
 
 describe('ConversationsRepository', () => {
-  const { open } = lowdbStoragePerTest();
+  // The test run's storage: lowdb files, or PostgreSQL with HARNESS_TEST_STORAGE=postgres.
+  const folder = temporaryFolderPerTest();
+  const storages: Storage[] = [];
+  const open = async () => {
+    const storage = await openTestStorage(folder.path);
+    storages.push(storage);
+    return storage;
+  };
+  afterEach(async () => {
+    for (const storage of storages.splice(0)) await storage.close();
+  });
 
   it('writes only the messages a turn added, however long the conversation is', async () => {
-    const storage = open();
+    const storage = await open();
     const { table, batches } = recording(storage.table<ConversationRow>('conversations'));
     const conversations = new ConversationsRepository(table);
     const loaded = await conversations.load('acc', 'agent', 'key', '2030-01-01T00:00:00.000Z');
@@ -57,7 +68,7 @@ describe('ConversationsRepository', () => {
   });
 
   it('sees what another writer (another replica) added, though it keeps recent messages in memory', async () => {
-    const storage = open();
+    const storage = await open();
     const table = storage.table<ConversationRow>('conversations');
     const here = new ConversationsRepository(table);
     const there = new ConversationsRepository(table);
@@ -74,7 +85,7 @@ describe('ConversationsRepository', () => {
   });
 
   it('refuses a save based on an older version, and writes nothing of it', async () => {
-    const storage = open();
+    const storage = await open();
     const conversations = new ConversationsRepository(storage.table<ConversationRow>('conversations'));
     const first = await conversations.load('acc', 'agent', 'key', 'now');
     first.state.messages.push(message(0));
@@ -85,7 +96,7 @@ describe('ConversationsRepository', () => {
   });
 
   it('reads a conversation stored as one row, and moves it to head and message rows at its next write', async () => {
-    const storage = open();
+    const storage = await open();
     const table = storage.table<ConversationRow>('conversations');
     const partition = JSON.stringify(['acc', 'agent', 'key']);
     const legacy: ConversationState = { accountId: 'acc', agentId: 'agent', conversationKey: 'key', messages: [message(0), message(1)], approvals: [], createdAt: 'then', updatedAt: 'then' };
@@ -100,7 +111,7 @@ describe('ConversationsRepository', () => {
   });
 
   it('saves a turn with no read of its own when the loaded version is the one kept in memory', async () => {
-    const storage = open();
+    const storage = await open();
     const { table, reads } = recording(storage.table<ConversationRow>('conversations'));
     const conversations = new ConversationsRepository(table);
     const first = await conversations.load('acc', 'agent', 'key', 'now');
@@ -118,7 +129,7 @@ describe('ConversationsRepository', () => {
   });
 
   it('refuses a save on a version another writer (another replica) moved past, though this one kept the older messages in memory', async () => {
-    const storage = open();
+    const storage = await open();
     const table = storage.table<ConversationRow>('conversations');
     const here = new ConversationsRepository(table);
     const there = new ConversationsRepository(table);
@@ -139,7 +150,7 @@ describe('ConversationsRepository', () => {
   });
 
   it('refuses to create a conversation another writer created meanwhile', async () => {
-    const storage = open();
+    const storage = await open();
     const table = storage.table<ConversationRow>('conversations');
     const here = new ConversationsRepository(table);
     const there = new ConversationsRepository(table);
