@@ -162,4 +162,17 @@ describe('ConversationsRepository', () => {
     await expect(here.save(mine.state, mine.version)).rejects.toBeInstanceOf(ConditionFailedError);
     expect((await here.find('acc', 'agent', 'key'))?.messages.map((stored) => stored.message.content)).toEqual(['message 0']);
   });
+
+  it('keeps the messages in memory as stored rows read back give them: JSON, no undefined members', async () => {
+    const storage = await open();
+    const table = storage.table<ConversationRow>('conversations');
+    const here = new ConversationsRepository(table);
+    const loaded = await here.load('acc', 'agent', 'key', 'now');
+    loaded.state.messages.push(message(0), { message: { role: 'assistant', content: [{ type: 'text', text: 'answer', providerOptions: undefined }] }, turnId: 'turn-0', createdAt: 'now' });
+    const version = await here.save(loaded.state, loaded.version);
+    const fromMemory = await here.load('acc', 'agent', 'key', 'now');
+    expect(fromMemory.version).toBe(version);
+    expect(fromMemory.state.messages).toStrictEqual(JSON.parse(JSON.stringify(loaded.state.messages)));
+    expect(fromMemory.state.messages[1]!.message.content).toStrictEqual([{ type: 'text', text: 'answer' }]);
+  });
 });

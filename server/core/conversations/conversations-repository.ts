@@ -123,11 +123,16 @@ export class ConversationsRepository {
     operations.push({ type: 'put', key: headKey, value: { ...rest, messageCount: messages.length }, expectedVersion: headExists ? version : null });
     const written = await this.table.write(partition, operations);
     const newVersion = written.at(-1)?.version ?? 0;
-    // The cache holds its own copies of what this write added, never the caller's objects.
+    // The cache holds its own copies of what this write added, never the caller's objects, as
+    // JSON gives them back: what a read of the rows returns after a restart or on another
+    // replica (no `undefined` members, no binary values), so a turn sends the model the same
+    // history whether the messages came from memory or from storage. Objects of one plain
+    // shape also make the AI SDK's per-message validation and conversion measurably cheaper
+    // than structured clones (docs/benchmarks.md).
     const current = this.messagesCache.get(partition);
     const previous = version === null ? [] : current?.version === version ? current.messages : undefined;
     if (previous && previous.length === storedCount) {
-      this.remember(partition, newVersion, [...previous, ...structuredClone(messages.slice(storedCount))]);
+      this.remember(partition, newVersion, [...previous, ...(JSON.parse(JSON.stringify(messages.slice(storedCount))) as StoredMessage[])]);
     } else {
       this.messagesCache.delete(partition);
     }
