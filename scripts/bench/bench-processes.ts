@@ -27,6 +27,8 @@ export interface BenchStack {
   agentUrl: string;
   /** The bench account's secret; its agent `bench` talks to the fixture model. */
   secret: string;
+  /** The harness service's process id (to read its CPU time). */
+  servicePid: number | undefined;
   close(): Promise<void>;
 }
 
@@ -53,7 +55,7 @@ export async function startBenchStack(options: { modelLatencyMs?: number; enviro
       headers: { 'content-type': 'application/json', authorization: `Bearer ${account.secret}` },
       body: JSON.stringify({ config: { provider: { openai: { apiKey: benchModelKey, baseURL: modelProcess.ready.baseURL!, model: 'fixture', api: 'chat' } } } }),
     });
-    return { modelBaseURL: modelProcess.ready.baseURL!, accountUrl, agentUrl: serviceProcess.ready.agentUrl!, secret: account.secret, close };
+    return { modelBaseURL: modelProcess.ready.baseURL!, accountUrl, agentUrl: serviceProcess.ready.agentUrl!, secret: account.secret, servicePid: serviceProcess.child.pid, close };
   } catch (error) {
     await close();
     throw error;

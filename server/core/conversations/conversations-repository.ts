@@ -94,29 +94,45 @@ export class ConversationsRepository {
   /**
    * Write the state if nobody changed it since `version` was read; throws ConditionFailedError
    * otherwise. Messages are append-only: only those past the stored count are written.
+   *
+   * The stored count comes from the messages kept in memory for `version` when there are some:
+   * the write is conditional on the head still being at `version`, and at that version exactly
+   * that many messages were stored, so reading the head again would tell nothing new. Only
+   * without them (a conversation loaded elsewhere, or dropped from memory) is the head read.
    */
   async save(state: ConversationState, version: number | null): Promise<number> {
     const partition = partitionOf(state.accountId, state.agentId, state.conversationKey);
-    const head = (await this.table.get(partition, headKey)) as VersionedRow<ConversationHead> | undefined;
+    const cached = this.messagesCache.get(partition);
+    const known = version === null || cached?.version === version;
+    const head = known ? undefined : ((await this.table.get(partition, headKey)) as VersionedRow<ConversationHead> | undefined);
     const operations: WriteOperation<ConversationRow>[] = [];
     let storedCount = 0;
-    if (head) {
+    if (known) {
+      storedCount = version === null ? 0 : cached!.messages.length;
+    } else if (head) {
       if (head.version !== version) throw new ConditionFailedError(this.table.name, headKey);
       storedCount = head.value.messageCount;
-    } else if (version !== null) {
+    } else {
       // Stored as one row before: move it to head and message rows, on the same condition.
       operations.push({ type: 'delete', key: legacyStateKey, expectedVersion: version });
     }
     if (state.messages.length < storedCount) throw new Error(`Conversation "${state.conversationKey}": messages are append-only (${state.messages.length} < ${storedCount}).`);
     const { messages, ...rest } = state;
     messages.slice(storedCount).forEach((message, offset) => operations.push({ type: 'put', key: messageKey(storedCount + offset), value: message }));
-    operations.push({ type: 'put', key: headKey, value: { ...rest, messageCount: messages.length }, expectedVersion: head ? version : null });
+    const headExists = (known && version !== null) || head !== undefined;
+    operations.push({ type: 'put', key: headKey, value: { ...rest, messageCount: messages.length }, expectedVersion: headExists ? version : null });
     const written = await this.table.write(partition, operations);
     const newVersion = written.at(-1)?.version ?? 0;
-    // The cache holds its own copies of what this write added, never the caller's objects.
-    const cached = this.messagesCache.get(partition);
-    if (head && cached && cached.version === head.version && cached.messages.length === storedCount) {
-      this.remember(partition, newVersion, [...cached.messages, ...structuredClone(messages.slice(storedCount))]);
+    // The cache holds its own copies of what this write added, never the caller's objects, as
+    // JSON gives them back: what a read of the rows returns after a restart or on another
+    // replica (no `undefined` members, no binary values), so a turn sends the model the same
+    // history whether the messages came from memory or from storage. Objects of one plain
+    // shape also make the AI SDK's per-message validation and conversion measurably cheaper
+    // than structured clones (docs/benchmarks.md).
+    const current = this.messagesCache.get(partition);
+    const previous = version === null ? [] : current?.version === version ? current.messages : undefined;
+    if (previous && previous.length === storedCount) {
+      this.remember(partition, newVersion, [...previous, ...(JSON.parse(JSON.stringify(messages.slice(storedCount))) as StoredMessage[])]);
     } else {
       this.messagesCache.delete(partition);
     }

@@ -5,7 +5,7 @@ import { MemorySlotPool, type SlotPool } from '../limits/slot-pool.js';
 import { isEnabled } from '../tools/build-tools.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TurnInput } from './turn-input.js';
-import type { TurnLimits } from './turn-types.js';
+import type { AccountReading, TurnLimits } from './turn-types.js';
 
 /** Transports where a person waits on the turn: these count against concurrent turns. */
 const interactiveTransports = new Set<TransportKind>(['sse', 'json', 'nats']);
@@ -60,8 +60,13 @@ export class TurnAdmission {
     }
   }
 
-  /** Refuses a disabled account (`AccountDisabledError`). */
-  async checkAccount(accountId: string): Promise<void> {
+  /**
+   * Refuses a disabled account (`AccountDisabledError`). A row the same request read moments
+   * ago (its bearer check, which refuses a disabled account too) stands for a second read:
+   * both are as fresh, and on PostgreSQL the second would cost a round trip per turn.
+   */
+  async checkAccount(accountId: string, readByRequest?: AccountReading): Promise<void> {
+    if (readByRequest && readByRequest.accountId === accountId && !readByRequest.disabled) return;
     await this.options.accountCheck?.(accountId);
   }
 

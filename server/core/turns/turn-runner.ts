@@ -74,7 +74,7 @@ export class TurnRunner {
   async start(request: TurnRequest): Promise<StartedTurn> {
     const { admission } = this.options;
     admission.checkInput(request.input);
-    await admission.checkAccount(request.accountId);
+    await admission.checkAccount(request.accountId, request.accountReadByRequest);
     const agent = await this.options.agents.load(request.accountId, request.agentId);
     admission.checkTransport(agent, request.transport);
     const giveBack = await admission.takeSlot(request.accountId, request.transport);

@@ -21,6 +21,18 @@ export interface TurnRequest {
   eventId?: string;
   /** Where a continuation replies on non-SSE paths (NATS subject, channel chat...). */
   replyTarget?: Record<string, unknown>;
+  /**
+   * The account as the request's own bearer check read it, moments before (HTTP). The turn's
+   * disabled check uses that read instead of reading the same row again; drivers without a
+   * bearer check (webhooks, cron, the background worker, continuations) leave it out.
+   */
+  accountReadByRequest?: AccountReading;
+}
+
+/** What the disabled check needs of an account row read earlier in the same request. */
+export interface AccountReading {
+  accountId: string;
+  disabled: boolean;
 }
 
 export interface DeniedApproval {

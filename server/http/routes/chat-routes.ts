@@ -55,6 +55,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             input,
             transport: wantsStream ? 'sse' : 'json',
             approvalPolicy: 'ask',
+            accountReadByRequest: { accountId: account.accountId, disabled: account.disabled },
           });
           const peeked = wantsStream ? await peekStream(turn.stream) : undefined;
           if (!peeked || peeked.failedBeforeOutput) {
