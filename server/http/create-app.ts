@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { errorBody, installErrorHandling } from './error-handler.js';
-import { type DocumentInfo, registerOpenApiDocument } from './openapi/openapi-document.js';
+import { type DocumentInfo, registerOpenApiDocument, serveOpenApiDocument } from './openapi/openapi-document.js';
 
 export const bodyLimitBytes = 1024 * 1024;
 const maxPathParameterLength = 2048;
@@ -56,6 +56,9 @@ export function createApp(options: AppOptions, document: DocumentInfo, registerR
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
   });
   registerOpenApiDocument(app, document);
-  void app.register(async (scope) => registerRoutes(scope));
+  void app.register(async (scope) => {
+    serveOpenApiDocument(scope);
+    registerRoutes(scope);
+  });
   return app;
 }

@@ -35,10 +35,9 @@ function nameWildcards<T extends { paths?: object }>(document: T): T {
 }
 
 /**
- * Builds the service's OpenAPI 3.1 document from the route schemas and serves it, without a
- * bearer, at `/openapi.json`. Call before any route is added: the document sees only routes
- * registered after its plugin has loaded. Shared schemas become components named by their
- * `$id`. The document is built once, on the first request, after every route exists.
+ * Builds the service's OpenAPI 3.1 document from the route schemas. Call before any route is
+ * added: the document sees only the routes registered after its plugin has loaded (in a
+ * plugin registered after this call). Shared schemas become components named by their `$id`.
  */
 export function registerOpenApiDocument(app: FastifyInstance, info: DocumentInfo): void {
   app.addSchema(errorSchema);
@@ -57,6 +56,10 @@ export function registerOpenApiDocument(app: FastifyInstance, info: DocumentInfo
     transformObject: (documentObject) => ('openapiObject' in documentObject ? nameWildcards(documentObject.openapiObject) : documentObject.swaggerObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${index}`) },
   });
+}
+
+/** `GET /openapi.json`, without a bearer. The document is built on the first request, once every route exists, and kept. */
+export function serveOpenApiDocument(app: FastifyInstance): void {
   let documentText: string | undefined;
   app.get(
     openApiPath,
