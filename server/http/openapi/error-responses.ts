@@ -43,9 +43,9 @@ const descriptions = {
 
 export type ErrorStatus = keyof typeof descriptions;
 
-/** One response entry: the shared shape with what this status means. */
-function errorResponse(status: ErrorStatus) {
-  const entry = { description: descriptions[status], $ref: `${errorSchemaId}#` };
+/** One response entry: the shared shape with what this status means (on this route, when `description` is given). */
+export function errorResponse(status: ErrorStatus, description: string = descriptions[status]) {
+  const entry = { description, $ref: `${errorSchemaId}#` };
   if (status !== 429) return entry;
   return { ...entry, headers: { 'retry-after': { type: 'string', description: 'Seconds to wait before retrying.' } } };
 }

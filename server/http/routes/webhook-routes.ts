@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { documentedBody } from '../openapi/documented-body.js';
-import { errorResponses } from '../openapi/error-responses.js';
+import { errorResponse, errorResponses } from '../openapi/error-responses.js';
 
 interface WebhookParams {
   accountId: string;
@@ -64,7 +64,7 @@ export function registerWebhookRoutes(app: FastifyInstance, core: HarnessCore): 
           response: {
             200: { type: 'object', additionalProperties: true, description: 'What the provider expects (`{"ok": true}`, a Slack challenge, a Discord interaction answer).' },
             ...errorResponses(400, 404, 413, 429),
-            401: { ...errorResponses(401)[401], description: '`unauthorized`: the request failed the provider\'s verification; nothing ran.' },
+            401: errorResponse(401, "`unauthorized`: the request failed the provider's verification; nothing ran."),
           },
         },
         config: { swaggerTransform: documentedBody(providerPayload, "The provider's own payload, verified on its raw bytes.") },
