@@ -3,9 +3,9 @@ import { testAdminSecret } from './support/test-services.js';
 import { startChatStack, type ChatStack } from './support/chat-stack.js';
 import { startRecordingWorker } from './support/recording-worker.js';
 
-/** Routes that do not take an account's bearer: account creation, probes, admin, provider-signed webhooks. */
+/** Routes that do not take an account's bearer: account creation, probes, the OpenAPI document, admin, provider-signed webhooks. */
 function takesAccountBearer(route: { method: string; url: string }): boolean {
-  if (route.url === '/' || route.url.startsWith('/admin/') || route.url.startsWith('/webhooks/')) return false;
+  if (route.url === '/' || route.url === '/openapi.json' || route.url.startsWith('/admin/') || route.url.startsWith('/webhooks/')) return false;
   return !(route.method === 'POST' && route.url === '/accounts');
 }
 

@@ -16,16 +16,26 @@ export interface AccountServiceDependencies extends AppOptions {
   natsCredentials?: NatsCredentialsProvider;
 }
 
+const document = {
+  title: 'harness account service',
+  description: "Accounts, agents and their configs, workspace files, cron jobs, an account's NATS credentials, and the operator's admin routes.",
+};
+
 /** The account-management service ({account_url}): accounts, agent configs, cron jobs, admin. */
 export function buildAccountService(dependencies: AccountServiceDependencies): FastifyInstance {
-  const app = createApp(dependencies);
   const { core } = dependencies;
-  app.get('/', { schema: { response: { 200: rootView } } }, async () => ({ service: 'account', status: 'ok', version: serviceVersion, stage: core.infrastructure.stage }));
-  registerAccountRoutes(app, core);
-  registerAgentConfigRoutes(app, core);
-  registerWorkspaceRoutes(app, core);
-  registerCronJobRoutes(app, core);
-  registerAdminRoutes(app, core);
-  registerNatsCredentialsRoutes(app, core, dependencies.natsCredentials);
-  return app;
+  return createApp(dependencies, document, (app) => {
+    app.get('/', { schema: { summary: 'Health and version', tags: ['service'], response: { 200: rootView } } }, async () => ({
+      service: 'account',
+      status: 'ok',
+      version: serviceVersion,
+      stage: core.infrastructure.stage,
+    }));
+    registerAccountRoutes(app, core);
+    registerAgentConfigRoutes(app, core);
+    registerWorkspaceRoutes(app, core);
+    registerCronJobRoutes(app, core);
+    registerAdminRoutes(app, core);
+    registerNatsCredentialsRoutes(app, core, dependencies.natsCredentials);
+  });
 }

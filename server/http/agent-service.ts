@@ -15,19 +15,24 @@ export interface AgentServiceDependencies extends AppOptions {
   natsState?: () => 'connected' | 'disconnected' | 'disabled';
 }
 
+const document = {
+  title: 'harness agent service',
+  description: 'Turns (SSE or JSON), async requests and their status rows, async-tool completions, stored conversations, and channel webhooks.',
+};
+
 /** The agent service ({agent_url}): turns, async API, completions, webhooks. */
 export function buildAgentService(dependencies: AgentServiceDependencies): FastifyInstance {
-  const app = createApp(dependencies);
   const { core } = dependencies;
-  app.get('/', { schema: { response: { 200: rootView } } }, async () => ({
-    service: 'agent',
-    status: 'ok',
-    version: serviceVersion,
-    stage: core.infrastructure.stage,
-    nats: dependencies.natsState?.() ?? 'disabled',
-  }));
-  registerChatRoutes(app, core, { enableDirectApi: dependencies.enableDirectApi ?? true });
-  registerAsyncRoutes(app, core);
-  registerWebhookRoutes(app, core);
-  return app;
+  return createApp(dependencies, document, (app) => {
+    app.get('/', { schema: { summary: 'Health, version and NATS state', tags: ['service'], response: { 200: rootView } } }, async () => ({
+      service: 'agent',
+      status: 'ok',
+      version: serviceVersion,
+      stage: core.infrastructure.stage,
+      nats: dependencies.natsState?.() ?? 'disabled',
+    }));
+    registerChatRoutes(app, core, { enableDirectApi: dependencies.enableDirectApi ?? true });
+    registerAsyncRoutes(app, core);
+    registerWebhookRoutes(app, core);
+  });
 }

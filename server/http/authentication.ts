@@ -3,6 +3,7 @@ import type { AccountRecord } from '../core/accounts/account.js';
 import { UnauthorizedError } from '../core/errors.js';
 import type { HarnessCore } from '../core/harness-core.js';
 import { bearerToken } from './bearer.js';
+import { documentBearer } from './openapi/route-defaults.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,6 +25,7 @@ export function requireAccount(app: FastifyInstance, core: HarnessCore, register
     scope.addHook('onRequest', async (request) => {
       request.account = await core.accounts.authenticate(bearerToken(request));
     });
+    documentBearer(scope, 'bearer');
     register(scope);
   });
 }
@@ -34,6 +36,7 @@ export function requireAdmin(app: FastifyInstance, core: HarnessCore, register: 
     scope.addHook('onRequest', async (request) => {
       if (!core.accounts.isAdminSecret(bearerToken(request))) throw new UnauthorizedError('This route needs the admin secret as the bearer.');
     });
+    documentBearer(scope, 'adminBearer');
     register(scope);
   });
 }

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { errorBody, installErrorHandling } from './error-handler.js';
+import { type DocumentInfo, registerOpenApiDocument, serveOpenApiDocument } from './openapi/openapi-document.js';
 
 export const bodyLimitBytes = 1024 * 1024;
 const maxPathParameterLength = 2048;
@@ -24,10 +25,12 @@ export interface AppOptions {
 
 /**
  * The Fastify settings both services share: JSON only, a 1 MiB body limit, no type coercion
- * of bodies, and the contract's error shape for everything. Request logs carry the path
- * without its query (a query may carry a channel's token) and never headers.
+ * of bodies, the contract's error shape for everything, and the OpenAPI document at
+ * `/openapi.json`. Request logs carry the path without its query (a query may carry a
+ * channel's token) and never headers. `registerRoutes` adds the service's routes; they load
+ * after the document's plugin, whose hook must see every one of them.
  */
-export function createApp(options: AppOptions = {}): FastifyInstance {
+export function createApp(options: AppOptions, document: DocumentInfo, registerRoutes: (app: FastifyInstance) => void): FastifyInstance {
   const app = Fastify({
     bodyLimit: bodyLimitBytes,
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -51,6 +54,11 @@ export function createApp(options: AppOptions = {}): FastifyInstance {
   app.decorate('routeCatalog', routes);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
+  });
+  registerOpenApiDocument(app, document);
+  void app.register(async (scope) => {
+    serveOpenApiDocument(scope);
+    registerRoutes(scope);
   });
   return app;
 }

@@ -2,23 +2,35 @@ import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { bearerToken } from '../bearer.js';
+import { errorResponses } from '../openapi/error-responses.js';
 import { accountView } from '../schemas.js';
+
+const createdAccountView = {
+  ...accountView,
+  description: 'The new account, with its secret: shown this once, stored only as a hash.',
+  required: [...accountView.required, 'secret'],
+  properties: { ...accountView.properties, secret: { type: 'string' } },
+} as const;
 
 export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): void {
   app.post<{ Body: { username: string; description: string } }>(
     '/accounts',
     {
       schema: {
+        summary: 'Create an account',
+        description: 'Open to anyone unless sign-up is closed; then only the admin secret as the bearer may create one.',
+        tags: ['accounts'],
+        security: [{}, { adminBearer: [] }],
         body: {
           type: 'object',
           required: ['username', 'description'],
           additionalProperties: false,
           properties: {
-            username: { type: 'string', minLength: 1, maxLength: 64 },
+            username: { type: 'string', minLength: 1, maxLength: 64, description: 'A-Z a-z 0-9 _ . -' },
             description: { type: 'string', maxLength: 2000 },
           },
         },
-        response: { 201: { ...accountView, required: [...accountView.required, 'secret'], properties: { ...accountView.properties, secret: { type: 'string' } } } },
+        response: { 201: createdAccountView, ...errorResponses(400, 403, 409, 413, 415, 429) },
       },
       // Before the body is read: a closed sign-up or a spent budget costs the service nothing.
       onRequest: async (request) => core.accounts.checkSignup({ address: request.ip, bearer: bearerToken(request) }),
@@ -30,6 +42,10 @@ export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): 
   );
 
   requireAccount(app, core, (scope) => {
-    scope.get('/accounts/me', { schema: { response: { 200: accountView } } }, async (request) => core.accounts.get(currentAccount(request).accountId));
+    scope.get(
+      '/accounts/me',
+      { schema: { summary: 'The account of the bearer', tags: ['accounts'], response: { 200: accountView, ...errorResponses(404) } } },
+      async (request) => core.accounts.get(currentAccount(request).accountId),
+    );
   });
 }

@@ -1,22 +1,34 @@
 import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { requireAdmin } from '../authentication.js';
+import { errorResponses } from '../openapi/error-responses.js';
 import { accountView } from '../schemas.js';
 
 /** Operator routes, behind the stage's admin secret. */
 export function registerAdminRoutes(app: FastifyInstance, core: HarnessCore): void {
   requireAdmin(app, core, (scope) => {
-    scope.get('/admin/accounts', { schema: { response: { 200: { type: 'object', properties: { accounts: { type: 'array', items: accountView } } } } } }, async () => ({
-      accounts: await core.accounts.list(),
-    }));
+    scope.get(
+      '/admin/accounts',
+      {
+        schema: {
+          summary: 'Every account',
+          tags: ['admin'],
+          response: { 200: { type: 'object', description: 'Every account, disabled ones included.', required: ['accounts'], properties: { accounts: { type: 'array', items: accountView } } } },
+        },
+      },
+      async () => ({ accounts: await core.accounts.list() }),
+    );
 
     scope.patch<{ Params: { accountId: string }; Body: { disabled: boolean } }>(
       '/admin/accounts/:accountId',
       {
         schema: {
+          summary: 'Disable or enable an account',
+          description: "A disabled account's bearer is refused, and its webhooks, cron jobs, async work and continuations do nothing.",
+          tags: ['admin'],
           params: { type: 'object', required: ['accountId'], properties: { accountId: { type: 'string', pattern: '^acc_[a-z0-9]{20}$' } } },
           body: { type: 'object', required: ['disabled'], additionalProperties: false, properties: { disabled: { type: 'boolean' } } },
-          response: { 200: accountView },
+          response: { 200: accountView, ...errorResponses(400, 404, 413, 415) },
         },
       },
       async (request) => core.accounts.setDisabled(request.params.accountId, request.body.disabled),

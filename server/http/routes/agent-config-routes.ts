@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
+import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams, agentView } from '../schemas.js';
 
 interface AgentParams {
@@ -11,23 +12,42 @@ const configBody = {
   type: 'object',
   required: ['config'],
   additionalProperties: false,
-  properties: { config: { type: 'object' } },
+  properties: {
+    config: {
+      type: 'object',
+      description: 'The agent config (`provider`, `system`, `tools`, `sandbox`, `workspace`, `channels`, ...); a redacted secret sent back keeps the stored value.',
+    },
+  },
 } as const;
+
+const tags = ['agents'];
 
 /** PUT, PATCH (RFC 7396 merge patch), GET, list and DELETE of an account's agents. */
 export function registerAgentConfigRoutes(app: FastifyInstance, core: HarnessCore): void {
   requireAccount(app, core, (scope) => {
-    scope.get('/accounts/me/agents', { schema: { response: { 200: { type: 'object', properties: { agents: { type: 'array', items: agentView } } } } } }, async (request) => ({
-      agents: await core.agents.list(currentAccount(request).accountId),
-    }));
+    scope.get(
+      '/accounts/me/agents',
+      { schema: { summary: "The account's agents", tags, response: { 200: { type: 'object', description: "The account's agents, redacted.", required: ['agents'], properties: { agents: { type: 'array', items: agentView } } } } } },
+      async (request) => ({ agents: await core.agents.list(currentAccount(request).accountId) }),
+    );
 
-    scope.get<{ Params: AgentParams }>('/accounts/me/agents/:agentId', { schema: { params: agentIdParams, response: { 200: agentView } } }, async (request) =>
-      core.agents.get(currentAccount(request).accountId, request.params.agentId),
+    scope.get<{ Params: AgentParams }>(
+      '/accounts/me/agents/:agentId',
+      { schema: { summary: 'One agent', tags, params: agentIdParams, response: { 200: agentView, ...errorResponses(400, 404) } } },
+      async (request) => core.agents.get(currentAccount(request).accountId, request.params.agentId),
     );
 
     scope.put<{ Params: AgentParams; Body: { config: unknown } }>(
       '/accounts/me/agents/:agentId',
-      { schema: { params: agentIdParams, body: configBody, response: { 200: agentView, 201: agentView } } },
+      {
+        schema: {
+          summary: 'Create or replace an agent',
+          tags,
+          params: agentIdParams,
+          body: configBody,
+          response: { 200: { ...agentView, description: 'Replaced.' }, 201: { ...agentView, description: 'Created.' }, ...errorResponses(400, 409, 413, 415) },
+        },
+      },
       async (request, reply) => {
         const { agent, created } = await core.agents.put(currentAccount(request).accountId, request.params.agentId, request.body.config);
         return reply.status(created ? 201 : 200).send(agent);
@@ -36,13 +56,33 @@ export function registerAgentConfigRoutes(app: FastifyInstance, core: HarnessCor
 
     scope.patch<{ Params: AgentParams; Body: { config: unknown } }>(
       '/accounts/me/agents/:agentId',
-      { schema: { params: agentIdParams, body: configBody, response: { 200: agentView } } },
+      {
+        schema: {
+          summary: "Change an agent's config (JSON merge patch)",
+          description: 'RFC 7396: `config` is merged into the stored config; `null` removes a field. Also accepted as `application/merge-patch+json`.',
+          tags,
+          params: agentIdParams,
+          body: configBody,
+          response: { 200: agentView, ...errorResponses(400, 404, 409, 413, 415) },
+        },
+      },
       async (request) => core.agents.patch(currentAccount(request).accountId, request.params.agentId, request.body.config),
     );
 
-    scope.delete<{ Params: AgentParams }>('/accounts/me/agents/:agentId', { schema: { params: agentIdParams } }, async (request, reply) => {
-      await core.agents.delete(currentAccount(request).accountId, request.params.agentId);
-      return reply.status(204).send();
-    });
+    scope.delete<{ Params: AgentParams }>(
+      '/accounts/me/agents/:agentId',
+      {
+        schema: {
+          summary: 'Delete an agent',
+          tags,
+          params: agentIdParams,
+          response: { 204: { type: 'null', description: 'Deleted.' }, ...errorResponses(400, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        await core.agents.delete(currentAccount(request).accountId, request.params.agentId);
+        return reply.status(204).send();
+      },
+    );
   });
 }

@@ -3,7 +3,10 @@ import type { HarnessCore } from '../../core/harness-core.js';
 import { parseChatBody } from '../../core/turns/chat-body.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
+import { documentedBody } from '../openapi/documented-body.js';
+import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams } from '../schemas.js';
+import { asyncSubmittedView, completionAnswerView, documentedChatBody, statusRowView } from '../turn-views.js';
 
 /** The absolute status URL of an event, on the address the client used to reach us. */
 export function statusUrl(request: FastifyRequest, eventId: string): string {
@@ -16,8 +19,8 @@ const completionBody = {
   additionalProperties: false,
   properties: {
     status: { type: 'string', enum: ['completed', 'failed'] },
-    response: { type: 'object' },
-    error: { type: 'string', minLength: 1, maxLength: 10_000 },
+    response: { type: 'object', description: "The tool's output, with `completed`." },
+    error: { type: 'string', minLength: 1, maxLength: 10_000, description: 'Why the tool failed, with `failed`.' },
   },
   oneOf: [
     { properties: { status: { const: 'completed' } }, required: ['response'], not: { required: ['error'] } },
@@ -30,7 +33,18 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
   requireAccount(app, core, (scope) => {
     scope.post<{ Params: { agentId: string }; Body: unknown }>(
       '/agents/:agentId/async',
-      { schema: { params: agentIdParams, body: { type: 'object' } }, preHandler: accountRateLimit(core.rateLimiters.turns, 'turns') },
+      {
+        schema: {
+          summary: 'Queue a turn',
+          description: 'Takes the chat body; the turn runs in the background and its status row tells where it stands.',
+          tags: ['async'],
+          params: agentIdParams,
+          body: { type: 'object' },
+          response: { 202: asyncSubmittedView, ...errorResponses(400, 404, 413, 415, 429) },
+        },
+        preHandler: accountRateLimit(core.rateLimiters.turns, 'turns'),
+        config: { swaggerTransform: documentedBody({ 'application/json': { schema: documentedChatBody } }) },
+      },
       async (request, reply) => {
         const { conversationKey, input } = parseChatBody(request.body);
         core.turns.checkInput(input);
@@ -41,7 +55,15 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
 
     scope.get<{ Params: { eventId: string } }>(
       '/status/:eventId',
-      { schema: { params: { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', maxLength: 100 } } } } },
+      {
+        schema: {
+          summary: 'Where an event stands',
+          description: 'The status row of an `/async` request, a cron run, or a turn that waits for async tools.',
+          tags: ['async'],
+          params: { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', maxLength: 100 } } },
+          response: { 200: statusRowView, ...errorResponses(400, 404) },
+        },
+      },
       async (request) => core.asyncRequests.status(currentAccount(request).accountId, request.params.eventId),
     );
 
@@ -49,8 +71,12 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
       '/async-tools/:resultId/complete',
       {
         schema: {
+          summary: 'Complete an external async tool call',
+          description: 'Settles the call once: a settled call is a 409. The last settled call of a turn starts its continuation.',
+          tags: ['async'],
           params: { type: 'object', required: ['resultId'], properties: { resultId: { type: 'string', maxLength: 100 } } },
           body: completionBody,
+          response: { 202: completionAnswerView, ...errorResponses(400, 404, 409, 413, 415, 429) },
         },
         preHandler: accountRateLimit(core.rateLimiters.completions, 'completion calls'),
       },

@@ -7,7 +7,10 @@ import { runTurnToEnd } from '../../core/turns/run-turn-to-end.js';
 import type { TurnResult } from '../../core/turns/turn-types.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
+import { documentedBody } from '../openapi/documented-body.js';
+import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams } from '../schemas.js';
+import { chatAnswerView, conversationView, documentedChatBody } from '../turn-views.js';
 import { statusUrl } from './async-routes.js';
 import { peekStream, writeUiMessageSse } from '../ui-message-sse.js';
 
@@ -32,6 +35,24 @@ function failure(result: TurnResult): Error {
   return new TurnFailedError(result.error?.message ?? 'The turn failed.');
 }
 
+/**
+ * The stream is written on the raw socket after `reply.hijack()`, so no serializer touches it;
+ * the JSON answer goes through Fastify's serializer for `application/json`.
+ */
+const chatResponses = {
+  description: 'The stream, or the JSON end state of the turn.',
+  content: {
+    'text/event-stream': {
+      schema: {
+        type: 'string',
+        description:
+          'The AI SDK UI message stream protocol: header `x-vercel-ai-ui-message-stream: v1`, one `data: <chunk JSON>` line per chunk (`text-delta`, `tool-approval-request`, `finish`...), then `data: [DONE]`.',
+      },
+    },
+    'application/json': { schema: chatAnswerView },
+  },
+} as const;
+
 export interface ChatRouteOptions {
   /** `ENABLE_DIRECT_API`: false removes the chat route (404). */
   enableDirectApi: boolean;
@@ -43,7 +64,19 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
     if (options.enableDirectApi) {
       scope.post<{ Params: AgentParams; Body: unknown }>(
         '/agents/:agentId/chat',
-        { schema: { params: agentIdParams, body: { type: 'object' } }, preHandler: accountRateLimit(core.rateLimiters.turns, 'turns') },
+        {
+          schema: {
+            summary: 'Run a turn',
+            description:
+              'With `Accept: text/event-stream`, the AI SDK UI message stream (`useChat` and `readUIMessageStream` read it); otherwise the turn\'s end state as JSON. A model that fails before saying anything is a 502 either way.',
+            tags: ['chat'],
+            params: agentIdParams,
+            body: { type: 'object' },
+            response: { 200: chatResponses, ...errorResponses(400, 404, 409, 413, 415, 429, 502) },
+          },
+          preHandler: accountRateLimit(core.rateLimiters.turns, 'turns'),
+          config: { swaggerTransform: documentedBody({ 'application/json': { schema: documentedChatBody } }) },
+        },
         async (request, reply) => {
           const account = currentAccount(request);
           const { conversationKey, input } = parseChatBody(request.body);
@@ -74,7 +107,14 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
 
     scope.get<{ Params: AgentParams & { conversationKey: string } }>(
       '/agents/:agentId/conversations/:conversationKey',
-      { schema: { params: { ...agentIdParams, required: ['agentId', 'conversationKey'], properties: { ...agentIdParams.properties, conversationKey: { type: 'string' } } } } },
+      {
+        schema: {
+          summary: 'A stored conversation',
+          tags: ['chat'],
+          params: { ...agentIdParams, required: ['agentId', 'conversationKey'], properties: { ...agentIdParams.properties, conversationKey: { type: 'string' } } },
+          response: { 200: conversationView, ...errorResponses(400, 404) },
+        },
+      },
       async (request) => {
         const account = currentAccount(request);
         const { agentId, conversationKey } = request.params;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CronJobInput, CronJobPatch } from '../../core/cron-jobs/index.js';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
+import { errorResponses } from '../openapi/error-responses.js';
 
 interface CronJobParams {
   cronJobId: string;
@@ -11,6 +12,7 @@ const nullableString = { type: ['string', 'null'] } as const;
 
 const cronJobView = {
   type: 'object',
+  description: 'A cron job.',
   required: ['cronJobId', 'name', 'agentId', 'conversationKey', 'prompt', 'scheduleExpression', 'timezone', 'status', 'nextRunAt', 'lastRunAt', 'lastRunStatus', 'createdAt', 'updatedAt'],
   properties: {
     cronJobId: { type: 'string' },
@@ -18,12 +20,12 @@ const cronJobView = {
     agentId: { type: 'string' },
     conversationKey: { type: 'string' },
     prompt: { type: 'string' },
-    scheduleExpression: { type: 'string' },
-    timezone: { type: 'string' },
-    status: { type: 'string' },
-    nextRunAt: nullableString,
+    scheduleExpression: { type: 'string', description: 'EventBridge Scheduler syntax: `cron(...)`, `rate(...)` or `at(...)`.' },
+    timezone: { type: 'string', description: 'An IANA zone.' },
+    status: { type: 'string', enum: ['active', 'paused', 'completed'] },
+    nextRunAt: { ...nullableString, description: 'The slot the scheduler fires next; null when paused, completed or nothing is left.' },
     lastRunAt: nullableString,
-    lastRunStatus: nullableString,
+    lastRunStatus: { type: ['string', 'null'], enum: ['running', 'completed', 'failed', null] },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
   },
@@ -38,7 +40,7 @@ const cronRunView = {
     scheduledFor: { type: 'string' },
     startedAt: { type: 'string' },
     finishedAt: nullableString,
-    status: { type: 'string' },
+    status: { type: 'string', enum: ['running', 'completed', 'failed'] },
     error: { type: 'string' },
     deniedTools: { type: 'array', items: { type: 'string' } },
     catchUp: { type: 'object', properties: { missedSlots: { type: 'integer' }, lastMissedSlot: { type: 'string' } } },
@@ -79,36 +81,73 @@ const patchBody = {
   },
 } as const;
 
+const tags = ['cron-jobs'];
+
 /** An account's cron jobs and their runs, under `/accounts/me/cron-jobs`. */
 export function registerCronJobRoutes(app: FastifyInstance, core: HarnessCore): void {
   requireAccount(app, core, (scope) => {
-    scope.post<{ Body: CronJobInput }>('/accounts/me/cron-jobs', { schema: { body: createBody, response: { 201: cronJobView } } }, async (request, reply) => {
-      const job = await core.cronJobs.create(currentAccount(request).accountId, request.body);
-      return reply.status(201).send(job);
-    });
+    scope.post<{ Body: CronJobInput }>(
+      '/accounts/me/cron-jobs',
+      {
+        schema: {
+          summary: 'Create a cron job',
+          description: 'A bad expression or zone is a 400 saying what is wrong.',
+          tags,
+          body: createBody,
+          response: { 201: cronJobView, ...errorResponses(400, 404, 413, 415) },
+        },
+      },
+      async (request, reply) => {
+        const job = await core.cronJobs.create(currentAccount(request).accountId, request.body);
+        return reply.status(201).send(job);
+      },
+    );
 
-    scope.get('/accounts/me/cron-jobs', { schema: { response: { 200: { type: 'object', properties: { cronJobs: { type: 'array', items: cronJobView } } } } } }, async (request) => ({
-      cronJobs: await core.cronJobs.list(currentAccount(request).accountId),
-    }));
+    scope.get(
+      '/accounts/me/cron-jobs',
+      { schema: { summary: "The account's cron jobs", tags, response: { 200: { type: 'object', description: "The account's cron jobs.", required: ['cronJobs'], properties: { cronJobs: { type: 'array', items: cronJobView } } } } } },
+      async (request) => ({ cronJobs: await core.cronJobs.list(currentAccount(request).accountId) }),
+    );
 
-    scope.get<{ Params: CronJobParams }>('/accounts/me/cron-jobs/:cronJobId', { schema: { params: cronJobParams, response: { 200: cronJobView } } }, async (request) =>
-      core.cronJobs.get(currentAccount(request).accountId, request.params.cronJobId),
+    scope.get<{ Params: CronJobParams }>(
+      '/accounts/me/cron-jobs/:cronJobId',
+      { schema: { summary: 'One cron job', tags, params: cronJobParams, response: { 200: cronJobView, ...errorResponses(400, 404) } } },
+      async (request) => core.cronJobs.get(currentAccount(request).accountId, request.params.cronJobId),
     );
 
     scope.patch<{ Params: CronJobParams; Body: CronJobPatch }>(
       '/accounts/me/cron-jobs/:cronJobId',
-      { schema: { params: cronJobParams, body: patchBody, response: { 200: cronJobView } } },
+      {
+        schema: {
+          summary: 'Change, pause or resume a cron job',
+          tags,
+          params: cronJobParams,
+          body: patchBody,
+          response: { 200: cronJobView, ...errorResponses(400, 404, 409, 413, 415) },
+        },
+      },
       async (request) => core.cronJobs.update(currentAccount(request).accountId, request.params.cronJobId, request.body),
     );
 
-    scope.delete<{ Params: CronJobParams }>('/accounts/me/cron-jobs/:cronJobId', { schema: { params: cronJobParams } }, async (request, reply) => {
-      await core.cronJobs.delete(currentAccount(request).accountId, request.params.cronJobId);
-      return reply.status(204).send();
-    });
+    scope.delete<{ Params: CronJobParams }>(
+      '/accounts/me/cron-jobs/:cronJobId',
+      { schema: { summary: 'Delete a cron job', tags, params: cronJobParams, response: { 204: { type: 'null', description: 'Deleted.' }, ...errorResponses(400, 404) } } },
+      async (request, reply) => {
+        await core.cronJobs.delete(currentAccount(request).accountId, request.params.cronJobId);
+        return reply.status(204).send();
+      },
+    );
 
     scope.get<{ Params: CronJobParams }>(
       '/accounts/me/cron-jobs/:cronJobId/runs',
-      { schema: { params: cronJobParams, response: { 200: { type: 'object', properties: { runs: { type: 'array', items: cronRunView } } } } } },
+      {
+        schema: {
+          summary: "A cron job's recent runs",
+          tags,
+          params: cronJobParams,
+          response: { 200: { type: 'object', description: 'The newest runs first.', required: ['runs'], properties: { runs: { type: 'array', items: cronRunView } } }, ...errorResponses(400, 404) },
+        },
+      },
       async (request) => ({ runs: await core.cronJobs.runs(currentAccount(request).accountId, request.params.cronJobId) }),
     );
   });

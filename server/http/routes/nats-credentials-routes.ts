@@ -3,6 +3,7 @@ import { NotFoundError } from '../../core/errors.js';
 import type { HarnessCore } from '../../core/harness-core.js';
 import type { NatsCredentialsView } from '../../nats/nats-protocol.js';
 import { currentAccount, requireAccount } from '../authentication.js';
+import { errorResponses } from '../openapi/error-responses.js';
 
 /** An account's NATS credentials, or undefined when NATS is disabled. */
 export type NatsCredentialsProvider = (accountId: string) => Promise<NatsCredentialsView | undefined>;
@@ -11,6 +12,7 @@ const nullableString = { type: ['string', 'null'] } as const;
 
 const natsCredentialsView = {
   type: 'object',
+  description: "What the account needs to chat over NATS, its secret included (never stored; shown to the holder of the account's secret).",
   required: ['url', 'websocketUrl', 'user', 'password', 'jwt', 'creds', 'inboxPrefix', 'chatSubject', 'replaySubject', 'replySubject'],
   properties: {
     url: nullableString,
@@ -34,10 +36,14 @@ const natsCredentialsView = {
  */
 export function registerNatsCredentialsRoutes(app: FastifyInstance, core: HarnessCore, provider: NatsCredentialsProvider | undefined): void {
   requireAccount(app, core, (scope) => {
-    scope.get('/accounts/me/nats', { schema: { response: { 200: natsCredentialsView } } }, async (request) => {
-      const credentials = await provider?.(currentAccount(request).accountId);
-      if (!credentials) throw new NotFoundError('NATS is disabled on this service (ENABLE_WEBSOCKET=false, or nats-server is not installed).');
-      return credentials;
-    });
+    scope.get(
+      '/accounts/me/nats',
+      { schema: { summary: "The account's NATS credentials", description: 'A 404 when NATS is disabled.', tags: ['nats'], response: { 200: natsCredentialsView, ...errorResponses(404) } } },
+      async (request) => {
+        const credentials = await provider?.(currentAccount(request).accountId);
+        if (!credentials) throw new NotFoundError('NATS is disabled on this service (ENABLE_WEBSOCKET=false, or nats-server is not installed).');
+        return credentials;
+      },
+    );
   });
 }

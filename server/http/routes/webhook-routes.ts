@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
+import { documentedBody } from '../openapi/documented-body.js';
+import { errorResponse, errorResponses } from '../openapi/error-responses.js';
 
 interface WebhookParams {
   accountId: string;
@@ -11,7 +13,16 @@ const webhookParams = {
   type: 'object',
   required: ['accountId', 'agentId', 'provider'],
   // Only strings here: a malformed id must get the same 404 as an unknown one, never a 400.
-  properties: { accountId: { type: 'string' }, agentId: { type: 'string' }, provider: { type: 'string' } },
+  properties: {
+    accountId: { type: 'string' },
+    agentId: { type: 'string' },
+    provider: { type: 'string', description: '`telegram`, `github`, `slack`, `discord`, `pancake` or `zalo`.' },
+  },
+} as const;
+
+const providerPayload = {
+  'application/json': { schema: { type: 'object', additionalProperties: true } },
+  'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: true } },
 } as const;
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
@@ -43,7 +54,21 @@ export function registerWebhookRoutes(app: FastifyInstance, core: HarnessCore): 
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     scope.post<{ Params: WebhookParams; Body: Buffer | undefined }>(
       '/webhooks/:accountId/:agentId/:provider',
-      { schema: { params: webhookParams } },
+      {
+        schema: {
+          summary: "A channel provider's webhook",
+          description:
+            "No bearer: each provider's own verification (signature, secret token) on the raw body. A message is acknowledged at once and answered in the background.",
+          tags: ['webhooks'],
+          params: webhookParams,
+          response: {
+            200: { type: 'object', additionalProperties: true, description: 'What the provider expects (`{"ok": true}`, a Slack challenge, a Discord interaction answer).' },
+            ...errorResponses(400, 404, 413, 429),
+            401: errorResponse(401, "`unauthorized`: the request failed the provider's verification; nothing ran."),
+          },
+        },
+        config: { swaggerTransform: documentedBody(providerPayload, "The provider's own payload, verified on its raw bytes.") },
+      },
       async (request, reply) => {
         const answer = await core.channels.webhooks.receive(request.params, {
           headers: flattenHeaders(request.headers),

@@ -3,6 +3,8 @@ import { InvalidRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } 
 import type { HarnessCore } from '../../core/harness-core.js';
 import type { WorkspaceAddress } from '../../core/sandbox/workspace-files.js';
 import { currentAccount, requireAccount } from '../authentication.js';
+import { errorResponses } from '../openapi/error-responses.js';
+import { documentedBody } from '../openapi/documented-body.js';
 
 /** Largest file `PUT .../files/*` accepts. */
 export const maxUploadBytes = 25 * 1024 * 1024;
@@ -18,16 +20,47 @@ const workspaceParams = {
   required: ['agentId', 'workspace'],
   properties: {
     agentId: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$' },
-    workspace: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,31}$' },
-    '*': { type: 'string' },
+    workspace: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,31}$', description: 'A workspace name of the agent config (`config.workspace`).' },
+    '*': { type: 'string', description: 'The file path, relative to the workspace root.' },
   },
 } as const;
 
 const listQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { path: { type: 'string', minLength: 1, maxLength: 1024 } },
+  properties: { path: { type: 'string', minLength: 1, maxLength: 1024, description: 'The folder (or file) to list; the root by default.' } },
 } as const;
+
+const listingView = {
+  type: 'object',
+  description: 'The files, sorted by path.',
+  required: ['agentId', 'workspace', 'path', 'files', 'truncated'],
+  properties: {
+    agentId: { type: 'string' },
+    workspace: { type: 'string' },
+    path: { type: 'string', description: 'The folder listed, relative to the workspace root (`.` for the root).' },
+    files: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'size', 'modifiedAt'],
+        properties: { path: { type: 'string' }, size: { type: 'integer' }, modifiedAt: { type: 'string', format: 'date-time' } },
+      },
+    },
+    truncated: { type: 'boolean', description: 'True when more files were found than a listing holds, and the rest left out.' },
+  },
+} as const;
+
+const writtenView = {
+  type: 'object',
+  description: 'Written.',
+  required: ['path', 'bytes'],
+  properties: { path: { type: 'string' }, bytes: { type: 'integer' } },
+} as const;
+
+const fileContent = { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } as const;
+
+const tags = ['workspaces'];
 
 const base = '/accounts/me/agents/:agentId/workspaces/:workspace/files';
 
@@ -64,23 +97,70 @@ export function registerWorkspaceRoutes(app: FastifyInstance, core: HarnessCore)
     // Raw bytes, only in this scope; the JSON routes keep their 1 MiB limit.
     scope.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: maxUploadBytes }, (_request, body, done) => done(null, body));
 
-    scope.get<{ Params: WorkspaceParams; Querystring: { path?: string } }>(base, { schema: { params: workspaceParams, querystring: listQuery } }, async (request) =>
-      core.workspaceFiles.list(address(request), request.query.path ?? '.'),
+    scope.get<{ Params: WorkspaceParams; Querystring: { path?: string } }>(
+      base,
+      {
+        schema: {
+          summary: "List a workspace's files",
+          description: 'Every regular file under the folder, recursively; symlinks are not followed.',
+          tags,
+          params: workspaceParams,
+          querystring: listQuery,
+          response: { 200: listingView, ...errorResponses(400, 404) },
+        },
+      },
+      async (request) => core.workspaceFiles.list(address(request), request.query.path ?? '.'),
     );
 
-    scope.get<{ Params: WorkspaceParams }>(`${base}/*`, { schema: { params: workspaceParams } }, async (request, reply) => {
-      const file = await core.workspaceFiles.read(address(request), filePath(request));
-      return reply.header('content-type', 'application/octet-stream').header('content-length', String(file.size)).send(file.stream);
-    });
+    scope.get<{ Params: WorkspaceParams }>(
+      `${base}/*`,
+      {
+        schema: {
+          summary: 'Download a file',
+          tags,
+          params: workspaceParams,
+          response: { 200: { description: "The file's bytes.", content: fileContent }, ...errorResponses(400, 404) },
+        },
+      },
+      async (request, reply) => {
+        const file = await core.workspaceFiles.read(address(request), filePath(request));
+        return reply.header('content-type', 'application/octet-stream').header('content-length', String(file.size)).send(file.stream);
+      },
+    );
 
-    scope.put<{ Params: WorkspaceParams; Body: Buffer }>(`${base}/*`, { schema: { params: workspaceParams }, onRequest: checkUpload }, async (request) => {
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      return core.workspaceFiles.write(address(request), filePath(request), body);
-    });
+    scope.put<{ Params: WorkspaceParams; Body: Buffer }>(
+      `${base}/*`,
+      {
+        schema: {
+          summary: 'Upload a file',
+          description: `Creates or replaces the file, and its folders. The body is the raw file, at most ${maxUploadBytes} bytes, within the account's disk quota.`,
+          tags,
+          params: workspaceParams,
+          response: { 200: writtenView, ...errorResponses(400, 404, 413, 415) },
+        },
+        onRequest: checkUpload,
+        config: { swaggerTransform: documentedBody(fileContent) },
+      },
+      async (request) => {
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        return core.workspaceFiles.write(address(request), filePath(request), body);
+      },
+    );
 
-    scope.delete<{ Params: WorkspaceParams }>(`${base}/*`, { schema: { params: workspaceParams } }, async (request, reply) => {
-      await core.workspaceFiles.delete(address(request), filePath(request));
-      return reply.status(204).send();
-    });
+    scope.delete<{ Params: WorkspaceParams }>(
+      `${base}/*`,
+      {
+        schema: {
+          summary: 'Delete a file',
+          tags,
+          params: workspaceParams,
+          response: { 204: { type: 'null', description: 'Deleted.' }, ...errorResponses(400, 404) },
+        },
+      },
+      async (request, reply) => {
+        await core.workspaceFiles.delete(address(request), filePath(request));
+        return reply.status(204).send();
+      },
+    );
   });
 }

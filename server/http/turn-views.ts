@@ -1,0 +1,133 @@
+import { modelMessages, pendingApprovalView, pendingAsyncToolView } from './schemas.js';
+
+/**
+ * Response schemas of the turn routes. The top-level views stay open (`additionalProperties`):
+ * a field the core adds to a turn's answer or a status row reaches the client instead of being
+ * dropped by the response serializer.
+ */
+
+const turnStatus = { type: 'string', enum: ['completed', 'awaiting_approval', 'waiting_async_tools', 'failed'] } as const;
+
+/** The JSON answer of `POST /agents/{agentId}/chat` (a request that does not accept `text/event-stream`). */
+export const chatAnswerView = {
+  type: 'object',
+  description: "The turn's end state.",
+  additionalProperties: true,
+  required: ['conversationKey', 'status', 'text', 'messages', 'pendingApprovals'],
+  properties: {
+    conversationKey: { type: 'string' },
+    status: turnStatus,
+    text: { type: 'string', description: 'The text the model wrote in this turn.' },
+    messages: { ...modelMessages, description: "This turn's new messages, its input included." },
+    pendingApprovals: { type: 'array', items: pendingApprovalView },
+    pendingAsyncTools: { type: 'array', items: pendingAsyncToolView },
+    eventId: { type: 'string', description: 'With `waiting_async_tools`: the status row the continuation reports to.' },
+    statusUrl: { type: 'string', format: 'uri' },
+  },
+} as const;
+
+/** `202` of `POST /agents/{agentId}/async`. */
+export const asyncSubmittedView = {
+  type: 'object',
+  description: 'Queued; poll `statusUrl`.',
+  required: ['eventId', 'statusUrl'],
+  properties: { eventId: { type: 'string' }, statusUrl: { type: 'string', format: 'uri' } },
+} as const;
+
+/** `GET /status/{eventId}`. */
+export const statusRowView = {
+  type: 'object',
+  description: 'The status row.',
+  additionalProperties: true,
+  required: ['eventId', 'status', 'conversationKey', 'createdAt', 'updatedAt'],
+  properties: {
+    eventId: { type: 'string' },
+    status: { type: 'string', enum: ['queued', 'processing', 'awaiting_approval', 'waiting_async_tools', 'completed', 'failed'] },
+    conversationKey: { type: 'string' },
+    result: {
+      type: 'object',
+      additionalProperties: true,
+      required: ['text', 'messages'],
+      properties: {
+        text: { type: 'string' },
+        messages: modelMessages,
+        deniedApprovals: {
+          type: 'array',
+          description: 'Tools that needed an approval this path cannot give, so they did not run.',
+          items: { type: 'object', required: ['toolName', 'reason'], properties: { toolName: { type: 'string' }, reason: { type: 'string' } } },
+        },
+      },
+    },
+    error: { type: 'string' },
+    pendingApprovals: { type: 'array', items: pendingApprovalView },
+    pendingAsyncTools: { type: 'array', items: pendingAsyncToolView },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+} as const;
+
+/** `GET /agents/{agentId}/conversations/{conversationKey}`. */
+export const conversationView = {
+  type: 'object',
+  description: 'The stored messages and the approvals still pending.',
+  additionalProperties: true,
+  required: ['conversationKey', 'messages', 'pendingApprovals', 'createdAt', 'updatedAt'],
+  properties: {
+    conversationKey: { type: 'string' },
+    messages: modelMessages,
+    pendingApprovals: { type: 'array', items: pendingApprovalView },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+} as const;
+
+/** `202` of `POST /async-tools/{resultId}/complete`. */
+export const completionAnswerView = {
+  type: 'object',
+  description: 'Settled. `accepted`: this completion claimed the continuation; `waiting_for_async_tools`: other calls of the turn are still processing.',
+  required: ['resultId', 'status', 'continuation'],
+  properties: {
+    resultId: { type: 'string' },
+    status: { type: 'string', enum: ['completed', 'failed'] },
+    continuation: { type: 'string', enum: ['accepted', 'waiting_for_async_tools'] },
+    pendingCount: { type: 'integer', description: 'External calls of the turn still processing, when the continuation waits.' },
+  },
+} as const;
+
+const approvalAnswerPart = {
+  type: 'object',
+  required: ['type', 'approvalId', 'approved'],
+  properties: { type: { const: 'tool-approval-response' }, approvalId: { type: 'string' }, approved: { type: 'boolean' }, reason: { type: 'string', maxLength: 2000 } },
+} as const;
+
+/**
+ * The chat body as the document shows it. The route itself only checks that the body is an
+ * object: the core reads it and names the offending field in its 400.
+ */
+export const documentedChatBody = {
+  oneOf: [
+    {
+      type: 'object',
+      title: 'Native',
+      required: ['conversationKey', 'message'],
+      properties: {
+        conversationKey: { type: 'string', minLength: 1, maxLength: 256 },
+        message: {
+          description: 'User text, an AI SDK user model message, or a tool message whose content is only `tool-approval-response` parts.',
+          oneOf: [
+            { type: 'string', minLength: 1 },
+            { type: 'object', required: ['role', 'content'], properties: { role: { const: 'user' }, content: {} } },
+            { type: 'object', required: ['role', 'content'], properties: { role: { const: 'tool' }, content: { type: 'array', minItems: 1, items: approvalAnswerPart } } },
+          ],
+        },
+      },
+    },
+    {
+      type: 'object',
+      title: 'AI SDK chat transport',
+      description: 'What `DefaultChatTransport` sends: `id` is the conversation key; the last message is the new input (user text, or the assistant message carrying approval answers).',
+      required: ['id', 'messages'],
+      properties: { id: { type: 'string', minLength: 1, maxLength: 256 }, messages: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: true } } },
+    },
+  ],
+} as const;
