@@ -225,18 +225,19 @@ export class CompletionWebhooks {
     const logFields = { ...fields, durationMs: record.durationMs, ...('statusCode' in result ? { statusCode: result.statusCode } : { error: result.error }) };
     if (isDelivered(result)) {
       logger.info(logFields, 'completion webhook delivered');
-      await repository.finishAttempt(ref, attempt, { record: record, state: 'delivered' }, finishedAt);
+      await repository.finishAttempt(ref, attempt, { record, state: 'delivered' }, finishedAt);
       return;
     }
     const step = nextStep(attempt, result, settings, this.options.random);
     if (step === 'give-up') {
       logger.warn(logFields, 'completion webhook failed; no more attempts');
-      await repository.finishAttempt(ref, attempt, { record: record, state: 'failed' }, finishedAt);
+      await repository.finishAttempt(ref, attempt, { record, state: 'failed' }, finishedAt);
       return;
     }
-    logger.warn({ ...logFields, retryInMs: step.retryInMs }, 'completion webhook attempt failed; retrying');
     const nextAttemptAt = new Date(finishedAt.getTime() + step.retryInMs).toISOString();
-    if (await repository.finishAttempt(ref, attempt, { record: record, state: 'pending', nextAttemptAt }, finishedAt)) this.retryAt(ref, step.retryInMs);
+    if (!(await repository.finishAttempt(ref, attempt, { record, state: 'pending', nextAttemptAt }, finishedAt))) return;
+    logger.warn({ ...logFields, retryInMs: step.retryInMs }, 'completion webhook attempt failed; retrying');
+    this.retryAt(ref, step.retryInMs);
   }
 
   /** Where and what to send, read now: the account and the agent's current webhook, the row's view. */
