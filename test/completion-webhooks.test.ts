@@ -222,6 +222,19 @@ describe('completion webhooks', () => {
     stack = await startChatStack({ webhooks: fastRetries, cronClock: clock });
   });
 
+  it('refuses a non-public literal URL when the config is written under HARNESS_OUTBOUND_POLICY=public', async () => {
+    await stack.close();
+    stack = await startChatStack({ webhooks: fastRetries, cronClock: clock, outbound: { mode: 'public', allow: [] } });
+    account = await stack.createAccount('hooked');
+    const literal = await fetch(`${stack.accountUrl}/accounts/me/agents/helper`, {
+      method: 'PUT',
+      headers: { ...authorized(), 'content-type': 'application/json' },
+      body: JSON.stringify({ config: { webhooks: { completion: { url: receiver.url, secret: webhookSecret } } } }),
+    });
+    expect(literal.status).toBe(400);
+    expect(await literal.text()).toContain('config.webhooks.completion.url points at 127.0.0.1, a loopback address');
+  });
+
   it('answers 404 for another account’s agent and 400 for a bad limit', async () => {
     await putHookedAgent('helper');
     const other = await stack.createAccount('stranger');
