@@ -61,8 +61,8 @@ const claimMarginMs = 30_000;
 export class CompletionWebhooks {
   private readonly queue: JobQueue<WebhookDeliveryJob>;
   private readonly announcing = new Set<Promise<void>>();
-  /** Retries waiting in this process, one timer per delivery. */
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Retries waiting in this process: one timer per delivery, the earliest asked for. */
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -124,7 +124,7 @@ export class CompletionWebhooks {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweepTimer);
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     await Promise.allSettled([...this.announcing]);
     await this.queue.stop();
@@ -173,13 +173,16 @@ export class CompletionWebhooks {
   }
 
   private retryAt(ref: WebhookDeliveryRef, delayMs: number): void {
-    if (this.stopped || this.timers.has(ref.deliveryId)) return;
+    const at = Date.now() + Math.max(0, delayMs);
+    const existing = this.timers.get(ref.deliveryId);
+    if (this.stopped || (existing && existing.at <= at)) return;
+    if (existing) clearTimeout(existing.timer);
     const timer = setTimeout(() => {
       this.timers.delete(ref.deliveryId);
       this.enqueue(ref);
     }, delayMs);
     timer.unref();
-    this.timers.set(ref.deliveryId, timer);
+    this.timers.set(ref.deliveryId, { timer, at });
   }
 
   private async run(job: WebhookDeliveryJob): Promise<void> {

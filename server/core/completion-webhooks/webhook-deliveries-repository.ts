@@ -14,6 +14,7 @@ const newestFirst = (left: WebhookDelivery, right: WebhookDelivery) => right.cre
 /** How an attempt claim went. */
 export type AttemptClaim =
   | { kind: 'claimed'; delivery: WebhookDelivery; attempt: number }
+  /** Pending, but not to be attempted before `dueAt` (its retry time, or the end of another worker's claim). */
   | { kind: 'not-due'; dueAt: string }
   | { kind: 'nothing-to-do' };
 
@@ -77,7 +78,8 @@ export class WebhookDeliveriesRepository {
     const current = await this.table.get(partition, ref.deliveryId);
     const delivery = current?.value;
     if (!current || !delivery || delivery.state !== 'pending') return { kind: 'nothing-to-do' };
-    if (delivery.claim && Date.parse(delivery.claim.until) > now.getTime()) return { kind: 'nothing-to-do' };
+    // Another worker is attempting it: look again when its claim runs out (in case it died).
+    if (delivery.claim && Date.parse(delivery.claim.until) > now.getTime()) return { kind: 'not-due', dueAt: delivery.claim.until };
     if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) > now.getTime()) return { kind: 'not-due', dueAt: delivery.nextAttemptAt };
     const attempt = delivery.attempts.length + 1;
     const claimed: WebhookDelivery = { ...delivery, claim: { attempt, until: until.toISOString() }, updatedAt: now.toISOString() };
