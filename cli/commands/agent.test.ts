@@ -69,4 +69,25 @@ describe('harness agent', () => {
     await expect(runInProcess(context, ['agent', 'get', 'a/b'])).rejects.toThrow('Agent not found. (not_found, HTTP 404)');
     expect(service.requests[0]?.url).toBe('/accounts/me/agents/a%2Fb');
   });
+
+  it('lists completion webhook deliveries with the last outcome of each', async () => {
+    const deliveries = [
+      { deliveryId: 'whd_2', eventId: 'evt_2', eventStatus: 'failed', state: 'pending', attempts: [{ attempt: 1, error: 'connect ECONNREFUSED 127.0.0.1:1' }], updatedAt: 't2' },
+      { deliveryId: 'whd_1', eventId: 'evt_1', eventStatus: 'completed', state: 'delivered', attempts: [{ attempt: 1, statusCode: 500 }, { attempt: 2, statusCode: 200 }], updatedAt: 't1' },
+      { deliveryId: 'whd_0', eventId: 'evt_0', eventStatus: 'completed', state: 'failed', attempts: [], error: 'the account is disabled', updatedAt: 't0' },
+    ];
+    const { context, service } = await setup(() => ({ status: 200, body: { deliveries } }));
+    await runInProcess(context, ['agent', 'webhooks', 'helper', '--limit', '3']);
+    expect(service.requests[0]).toMatchObject({ method: 'GET', url: '/agents/helper/webhook-deliveries?limit=3' });
+    expect(context.output()).toBe(
+      [
+        'EVENT  FINISH     STATE      ATTEMPTS  LAST                              UPDATED',
+        'evt_2  failed     pending    1         connect ECONNREFUSED 127.0.0.1:1  t2',
+        'evt_1  completed  delivered  2         HTTP 200                          t1',
+        'evt_0  completed  failed     0         the account is disabled           t0',
+        '',
+      ].join('\n'),
+    );
+    await expect(runInProcess(context, ['agent', 'webhooks', 'helper', '--limit', 'many'])).rejects.toThrow('--limit must be a number from 1 to 200');
+  });
 });

@@ -5,7 +5,7 @@ import { commandHint, verbatim } from '../command-hint.js';
 import { CliError } from '../cli-error.js';
 import { formatFields, formatTable, printJson, printText } from '../output.js';
 import { readStdin } from '../read-stdin.js';
-import { commandOptions, openAccountSession, withJsonOption, type CommonOptions } from '../session.js';
+import { commandOptions, openAccountSession, openAgentSession, withJsonOption, type CommonOptions } from '../session.js';
 import { toolRows } from '../tools/tool-rows.js';
 
 /** An agent as the account service returns it: secrets in `config` are redacted. */
@@ -80,6 +80,36 @@ export async function deleteAgent(context: CliContext, agentId: string, options:
   else printText(context.stdout, `Deleted agent ${agentId}.`);
 }
 
+/** A completion webhook delivery as `GET /agents/{agentId}/webhook-deliveries` lists it. */
+export interface WebhookDelivery {
+  deliveryId: string;
+  eventId: string;
+  eventStatus: string;
+  state: string;
+  attempts: { attempt: number; statusCode?: number; error?: string }[];
+  nextAttemptAt?: string;
+  error?: string;
+  updatedAt: string;
+}
+
+/** The last attempt's outcome, or why the delivery ended without one. */
+function lastOutcome(delivery: WebhookDelivery): string {
+  const last = delivery.attempts.at(-1);
+  if (!last) return delivery.error ?? '-';
+  return last.statusCode !== undefined ? `HTTP ${last.statusCode}` : (last.error ?? '-');
+}
+
+export async function listWebhookDeliveries(context: CliContext, agentId: string, options: CommonOptions & { limit?: string }): Promise<void> {
+  if (options.limit !== undefined && !/^\d{1,3}$/.test(options.limit)) throw new CliError('--limit must be a number from 1 to 200');
+  const { agentService } = await openAgentSession(context, options.profile);
+  const query = options.limit ? `?limit=${options.limit}` : '';
+  const reply = await agentService.send<{ deliveries: WebhookDelivery[] }>('GET', `/agents/${encodeURIComponent(agentId)}/webhook-deliveries${query}`);
+  if (options.json) return printJson(context.stdout, reply);
+  if (reply.deliveries.length === 0) return printText(context.stdout, `No completion webhook deliveries for ${agentId} (config.webhooks.completion names the receiver).`);
+  const rows = reply.deliveries.map((delivery) => [delivery.eventId, delivery.eventStatus, delivery.state, String(delivery.attempts.length), lastOutcome(delivery), delivery.updatedAt]);
+  printText(context.stdout, formatTable(['EVENT', 'FINISH', 'STATE', 'ATTEMPTS', 'LAST', 'UPDATED'], rows));
+}
+
 export function agentCommand(context: CliContext): Command {
   const list = withJsonOption(new Command('list').description("list the account's agents")).action(
     async (_options: unknown, command: Command) => listAgents(context, commandOptions(command)),
@@ -98,5 +128,8 @@ export function agentCommand(context: CliContext): Command {
   const remove = withJsonOption(new Command('delete').description('delete an agent').argument('<agentId>')).action(
     async (agentId: string, _options: unknown, command: Command) => deleteAgent(context, agentId, commandOptions(command)),
   );
-  return new Command('agent').description("manage the account's agents").addCommand(list).addCommand(get).addCommand(put).addCommand(remove);
+  const webhooks = withJsonOption(
+    new Command('webhooks').description("list an agent's completion webhook deliveries, newest first").argument('<agentId>').option('--limit <n>', 'how many (1-200, default 20)'),
+  ).action(async (agentId: string, _options: unknown, command: Command) => listWebhookDeliveries(context, agentId, commandOptions<{ limit?: string }>(command)));
+  return new Command('agent').description("manage the account's agents").addCommand(list).addCommand(get).addCommand(put).addCommand(remove).addCommand(webhooks);
 }

@@ -6,7 +6,7 @@ import { AgentsRepository } from './agents/agents-repository.js';
 import { Agents } from './agents/agents.js';
 import type { AsyncRequestRecord } from './async-requests/async-request.js';
 import { AsyncRequestTransitions } from './async-requests/async-request-transitions.js';
-import { AsyncRequests } from './async-requests/async-requests.js';
+import { AsyncRequests, viewAsyncRequest } from './async-requests/async-requests.js';
 import { AsyncRequestsRepository } from './async-requests/async-requests-repository.js';
 import { recoverAsyncWork, type RecoveryReport } from './async-tools/async-recovery.js';
 import type { AsyncTableRow } from './async-tools/async-tool-result.js';
@@ -18,6 +18,10 @@ import { BackgroundWorker } from './background-jobs/background-worker.js';
 import { type ConversationRow, ConversationsRepository } from './conversations/conversations-repository.js';
 import type { ChannelDelivery } from './channels/channel-deliveries-repository.js';
 import { createChannels, type Channels } from './channels/channels.js';
+import { CompletionWebhooks } from './completion-webhooks/completion-webhooks.js';
+import { WebhookDeliveriesRepository } from './completion-webhooks/webhook-deliveries-repository.js';
+import type { WebhookDelivery } from './completion-webhooks/webhook-delivery.js';
+import { type WebhookSettings, webhookSettingsFromEnvironment } from './completion-webhooks/webhook-settings.js';
 import type { CronTableRow } from './cron-jobs/cron-job.js';
 import { asyncTurnLauncher, CronJobs, CronJobsRepository, CronScheduler, type CronRunLauncher, type SchedulerClock, systemClock } from './cron-jobs/index.js';
 import { type Coordination, inMemoryCoordination } from './coordination/coordination.js';
@@ -82,6 +86,8 @@ export interface HarnessCoreOptions {
    * (`postgresCoordination`, chosen by `serve` from the storage kind).
    */
   coordination?: Coordination;
+  /** How completion webhooks are sent and retried; default: `HARNESS_WEBHOOK_*` over the defaults. */
+  webhooks?: WebhookSettings;
 }
 
 /**
@@ -107,6 +113,8 @@ export interface HarnessCore {
   asyncWorker: BackgroundWorker;
   /** Channel webhooks, their background worker and the deliveries table. */
   channels: Channels;
+  /** Completion webhooks: a finished status row POSTed, signed, to the agent's `config.webhooks.completion`. */
+  completionWebhooks: CompletionWebhooks;
   cronJobs: CronJobs;
   cronScheduler: CronScheduler;
   /** The files of agents' workspaces, for `harness workspace push|pull|ls`. */
@@ -199,6 +207,21 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     accountCheck: accounts.requireEnabled,
     ...(outbound.restricts ? { fetch: outbound.fetch } : {}),
   });
+  const completionWebhooks = new CompletionWebhooks({
+    repository: new WebhookDeliveriesRepository(options.storage.table<WebhookDelivery>(tables.webhookDeliveries)),
+    agents,
+    rows: requestsRepository,
+    view: viewAsyncRequest,
+    accountCheck: accounts.requireEnabled,
+    settings: options.webhooks ?? webhookSettingsFromEnvironment(),
+    logger,
+    now,
+    fetch: outbound.fetch,
+    queues: coordination.jobQueues,
+    shared: coordination.kind === 'shared',
+  });
+  // The writer of each transition hears of it, once: a finish is recorded and queued there.
+  transitions.onStatusChange((row) => completionWebhooks.statusChanged(row));
   const cronClock = options.cronClock ?? systemClock(now);
   const cronRepository = new CronJobsRepository(options.storage.table<CronTableRow>(tables.cronJobs));
   const cronLauncher = asyncTurnLauncher(asyncRequests, transitions);
@@ -220,6 +243,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     asyncRequests,
     asyncWorker,
     channels,
+    completionWebhooks,
     cronJobs,
     cronScheduler,
     workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder, sandboxSettings.diskQuotaBytes),
@@ -235,6 +259,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
         shared: coordination.kind === 'shared',
       });
       await channels.worker.recover();
+      await completionWebhooks.start();
       // After recovery: runs it put back on the queue are found by the scheduler, not resubmitted.
       await cronScheduler.start();
       return report;
@@ -242,6 +267,8 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     stop: async () => {
       await cronScheduler.stop();
       await Promise.all([asyncWorker.stop(), channels.worker.stop()]);
+      // After the workers: their last transitions may still announce finishes.
+      await completionWebhooks.stop();
       await coordination.close();
       await outbound.close();
     },

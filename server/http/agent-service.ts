@@ -3,6 +3,7 @@ import type { HarnessCore } from '../core/harness-core.js';
 import { type AppOptions, createApp } from './create-app.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
+import { registerWebhookDeliveryRoutes } from './routes/webhook-delivery-routes.js';
 import { registerWebhookRoutes } from './routes/webhook-routes.js';
 import { rootView } from './schemas.js';
 import { packageVersion as serviceVersion } from '../core/package-version.js';
@@ -34,5 +35,6 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
     registerChatRoutes(app, core, { enableDirectApi: dependencies.enableDirectApi ?? true });
     registerAsyncRoutes(app, core);
     registerWebhookRoutes(app, core);
+    registerWebhookDeliveryRoutes(app, core);
   });
 }

@@ -7,6 +7,8 @@ import type { CgroupSupport } from '../../server/core/sandbox/sandbox-cgroups.js
 import { defaultSandboxSettings, type SandboxSettings } from '../../server/core/sandbox/sandbox-settings.js';
 import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
 import type { OutboundSettings } from '../../server/core/outbound/outbound-settings.js';
+import type { WebhookSettings } from '../../server/core/completion-webhooks/webhook-settings.js';
+import type { SchedulerClock } from '../../server/core/cron-jobs/scheduler-clock.js';
 import { openTestStorage } from './test-storage.js';
 import { buildAccountService } from '../../server/http/account-service.js';
 import { buildAgentService } from '../../server/http/agent-service.js';
@@ -62,6 +64,10 @@ export interface ChatStackOptions {
   sandboxCgroups?: CgroupSupport;
   /** Where accounts' outbound calls may go (default: anywhere, so the loopback fixtures work). */
   outbound?: OutboundSettings;
+  /** How completion webhooks are retried (default: the defaults, whatever the environment holds). */
+  webhooks?: WebhookSettings;
+  /** The cron scheduler's clock (default: real time). */
+  cronClock?: SchedulerClock;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -90,6 +96,8 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       sandboxSettings: options.sandboxSettings ?? defaultSandboxSettings,
       ...(options.sandboxCgroups ? { sandboxCgroups: options.sandboxCgroups } : {}),
       outbound: options.outbound ?? { mode: 'any', allow: [] },
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+      ...(options.cronClock ? { cronClock: options.cronClock } : {}),
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });

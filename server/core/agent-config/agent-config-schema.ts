@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validateChannelsConfig } from '../channels/channel-config.js';
+import { validateWebhooksConfig, type WebhooksConfig } from '../completion-webhooks/webhooks-config.js';
 import { InvalidRequestError } from '../errors.js';
 import { httpUrlSchema } from '../outbound/http-url.js';
 import { zodIssueError } from './zod-issue.js';
@@ -31,6 +32,7 @@ const agentConfigSchema = z.strictObject({
   subagent: z.unknown().optional(),
   skills: z.unknown().optional(),
   channels: objectOf('channel provider to its settings').optional(),
+  webhooks: z.unknown().optional(),
 });
 
 /**
@@ -38,8 +40,9 @@ const agentConfigSchema = z.strictObject({
  * `validateAgentConfigSections` returns them (defaults filled); the tool sources validate them
  * again, into their narrow types, when tools are built.
  */
-export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | keyof AgentConfigSections> & {
+export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | 'webhooks' | keyof AgentConfigSections> & {
   tools?: Record<string, Record<string, unknown>>;
+  webhooks?: WebhooksConfig;
 } & { [Key in keyof AgentConfigSections]?: Record<string, unknown> };
 
 /**
@@ -79,11 +82,12 @@ export function validateAgentConfig(config: unknown): AgentConfig {
   }
   const parsed = agentConfigSchema.safeParse(config);
   if (!parsed.success) throw zodIssueError('config', parsed.error);
-  const { tools, channels, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
+  const { tools, channels, webhooks, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
   return {
     ...rest,
     ...validateAgentConfigSections({ sandbox, workspace, subagent, skills }),
     ...(tools ? { tools: validateToolsConfig(tools) } : {}),
     ...(channels ? { channels: validateChannelsConfig(channels) } : {}),
+    ...(webhooks !== undefined ? { webhooks: validateWebhooksConfig(webhooks) } : {}),
   };
 }

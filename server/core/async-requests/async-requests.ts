@@ -65,16 +65,21 @@ export class AsyncRequests {
   async status(accountId: string, eventId: string): Promise<AsyncRequestView> {
     const request = await this.find(accountId, eventId);
     if (!request) throw new NotFoundError(`No event ${eventId}.`);
-    return {
-      eventId: request.eventId,
-      status: request.status,
-      conversationKey: request.conversationKey,
-      ...(request.result ? { result: request.result } : {}),
-      ...(request.error ? { error: request.error } : {}),
-      ...(request.pendingApprovals && request.pendingApprovals.length > 0 ? { pendingApprovals: request.pendingApprovals } : {}),
-      ...(request.pendingAsyncTools && request.pendingAsyncTools.length > 0 ? { pendingAsyncTools: request.pendingAsyncTools } : {}),
-      createdAt: request.createdAt,
-      updatedAt: request.updatedAt,
-    };
+    return viewAsyncRequest(request);
   }
+}
+
+/** The `/status/{eventId}` view of a row: what `GET /status` answers and what a completion webhook POSTs. */
+export function viewAsyncRequest(request: AsyncRequestRecord): AsyncRequestView {
+  return {
+    eventId: request.eventId,
+    status: request.status,
+    conversationKey: request.conversationKey,
+    ...(request.result ? { result: request.result } : {}),
+    ...(request.error ? { error: request.error } : {}),
+    ...(request.pendingApprovals && request.pendingApprovals.length > 0 ? { pendingApprovals: request.pendingApprovals } : {}),
+    ...(request.pendingAsyncTools && request.pendingAsyncTools.length > 0 ? { pendingAsyncTools: request.pendingAsyncTools } : {}),
+    createdAt: request.createdAt,
+    updatedAt: request.updatedAt,
+  };
 }

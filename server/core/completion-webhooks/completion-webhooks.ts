@@ -1,0 +1,267 @@
+import { AccountDisabledError, type AccountStatusCheck } from '../accounts/account-status.js';
+import type { Agents } from '../agents/agents.js';
+import { type AsyncRequestRecord, type AsyncRequestStatus, isFinalStatus } from '../async-requests/async-request.js';
+import type { AsyncRequestView } from '../async-requests/async-requests.js';
+import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
+import type { JobQueue, JobQueueFactory } from '../background-jobs/job-queue.js';
+import { NotFoundError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { isDelivered, nextStep } from './retry-schedule.js';
+import type { WebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
+import { type WebhookAttempt, type WebhookDelivery, type WebhookDeliveryRef, type WebhookDeliveryView, viewWebhookDelivery, webhookDeliveryId } from './webhook-delivery.js';
+import { postWebhook } from './webhook-sender.js';
+import type { WebhookSettings } from './webhook-settings.js';
+
+/** Run the next attempt of a delivery (if it is due and nobody else runs it). */
+export interface WebhookDeliveryJob extends WebhookDeliveryRef {
+  kind: 'webhook-delivery';
+}
+
+export interface CompletionWebhooksOptions {
+  repository: WebhookDeliveriesRepository;
+  agents: Pick<Agents, 'load'>;
+  /** The status rows, read for each attempt's body. */
+  rows: { get(eventId: string): Promise<AsyncRequestRecord | undefined> };
+  /** The row's `/status` view: the body POSTed. */
+  view: (row: AsyncRequestRecord) => AsyncRequestView;
+  accountCheck: AccountStatusCheck;
+  settings: WebhookSettings;
+  logger: Logger;
+  now: () => Date;
+  /** The outbound policy's fetch (default: the global one). */
+  fetch?: typeof fetch;
+  /** Where deliveries wait (default: in memory). */
+  queues?: JobQueueFactory;
+  /** Replicas share the queue: sweep for due deliveries whose retry timer died with its replica. */
+  shared?: boolean;
+  /** Attempts under way at once (default 8). */
+  concurrency?: number;
+  random?: () => number;
+}
+
+/**
+ * A row's finishes that are announced: `completed` and `failed`, and `awaiting_approval`,
+ * where the turn stopped and nothing moves the row on (the approval is answered by a new
+ * request). Each is announced once.
+ */
+export function isAnnouncedStatus(status: AsyncRequestStatus): boolean {
+  return isFinalStatus(status) || status === 'awaiting_approval';
+}
+
+/** How long a claimed attempt is presumed alive: its timeout and a margin for storage. */
+const claimMarginMs = 30_000;
+
+/**
+ * Completion webhooks: when a status row (an `/async` request, a cron run, a turn that waited
+ * for async tools and its continuation) reaches a finish, the writer of that transition
+ * records one delivery (a conditional create keyed by the row and its status) and queues its
+ * job; the job POSTs the row's `/status` view, signed, and retries with backoff. See
+ * docs/webhooks.md.
+ */
+export class CompletionWebhooks {
+  private readonly queue: JobQueue<WebhookDeliveryJob>;
+  private readonly announcing = new Set<Promise<void>>();
+  /** Retries waiting in this process: one timer per delivery, the earliest asked for. */
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: CompletionWebhooksOptions) {
+    this.queue = (options.queues ?? inMemoryJobQueues)((job: WebhookDeliveryJob) => this.run(job), options.concurrency ?? 8, {
+      name: 'webhook-deliveries',
+      keyOf: (job) => `webhook-delivery:${JSON.stringify([job.accountId, job.agentId, job.deliveryId])}`,
+    });
+  }
+
+  /**
+   * The listener of every status transition, called by the writer whose conditional write
+   * made it (so once per transition, on one replica): a finish is recorded and queued.
+   */
+  statusChanged(row: AsyncRequestRecord): void {
+    if (this.stopped || !isAnnouncedStatus(row.status)) return;
+    const announced = this.announce(row).catch((error: unknown) =>
+      this.options.logger.error({ event: 'completion-webhook', eventId: row.eventId, error: (error as Error).message }, 'could not record a completion webhook'),
+    );
+    this.announcing.add(announced);
+    void announced.finally(() => this.announcing.delete(announced));
+  }
+
+  /** An agent's deliveries, newest first (404 for an agent the account does not have). */
+  async list(accountId: string, agentId: string, limit: number): Promise<WebhookDeliveryView[]> {
+    await this.options.agents.load(accountId, agentId);
+    return (await this.options.repository.listForAgent(accountId, agentId, limit)).map(viewWebhookDelivery);
+  }
+
+  /** Queue the pending deliveries (boot), then, on replicas, look again every `sweepMs`. */
+  async start(): Promise<void> {
+    await this.recover();
+    if (!this.options.shared) return;
+    this.sweepTimer = setInterval(() => {
+      this.recover().catch((error: unknown) => this.options.logger.warn({ event: 'completion-webhook', error: (error as Error).message }, 'webhook sweep failed; retrying at the next one'));
+    }, this.options.settings.sweepMs);
+    this.sweepTimer.unref();
+  }
+
+  /** Every pending delivery: queued when due, else a timer for when it is. Returns how many were found. */
+  async recover(): Promise<number> {
+    const pending = await this.options.repository.pending();
+    const now = this.options.now().getTime();
+    for (const delivery of pending) {
+      const due = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : now;
+      if (due <= now) this.enqueue(delivery);
+      else this.retryAt(delivery, due - now);
+    }
+    return pending.length;
+  }
+
+  /** Resolves when nothing is being recorded, queued or attempted (tests, shutdown); waiting retries do not count. */
+  async idle(): Promise<void> {
+    while (this.announcing.size > 0) await Promise.allSettled([...this.announcing]);
+    await this.queue.idle();
+  }
+
+  /** Take no new work and wait for attempts under way; pending deliveries stay in storage for the next start (or another replica). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.sweepTimer);
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.allSettled([...this.announcing]);
+    await this.queue.stop();
+  }
+
+  private async announce(row: AsyncRequestRecord): Promise<void> {
+    const { logger } = this.options;
+    const fields = { event: 'completion-webhook', accountId: row.accountId, agentId: row.agentId, eventId: row.eventId, status: row.status };
+    try {
+      await this.options.accountCheck(row.accountId);
+    } catch (error) {
+      // A disabled account does nothing: its finishes are not announced.
+      if (error instanceof AccountDisabledError || error instanceof NotFoundError) return;
+      throw error;
+    }
+    let webhook;
+    try {
+      webhook = (await this.options.agents.load(row.accountId, row.agentId)).config.webhooks?.completion;
+    } catch (error) {
+      if (error instanceof NotFoundError) return;
+      throw error;
+    }
+    if (!webhook) return;
+    const timestamp = this.options.now().toISOString();
+    const delivery: WebhookDelivery = {
+      deliveryId: webhookDeliveryId(row.eventId, row.status),
+      accountId: row.accountId,
+      agentId: row.agentId,
+      eventId: row.eventId,
+      eventStatus: row.status,
+      state: 'pending',
+      attempts: [],
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    };
+    if (!(await this.options.repository.create(delivery))) {
+      logger.info({ ...fields, deliveryId: delivery.deliveryId }, 'completion webhook already recorded');
+      return;
+    }
+    this.enqueue(delivery);
+  }
+
+  private enqueue(ref: WebhookDeliveryRef): void {
+    if (this.stopped) return;
+    this.queue.push({ kind: 'webhook-delivery', accountId: ref.accountId, agentId: ref.agentId, deliveryId: ref.deliveryId });
+  }
+
+  private retryAt(ref: WebhookDeliveryRef, delayMs: number): void {
+    const at = Date.now() + Math.max(0, delayMs);
+    const existing = this.timers.get(ref.deliveryId);
+    if (this.stopped || (existing && existing.at <= at)) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(ref.deliveryId);
+      this.enqueue(ref);
+    }, delayMs);
+    timer.unref();
+    this.timers.set(ref.deliveryId, { timer, at });
+  }
+
+  private async run(job: WebhookDeliveryJob): Promise<void> {
+    try {
+      await this.attempt(job);
+    } catch (error) {
+      // Storage failures only: the delivery stays pending and a sweep or the next start takes it again.
+      this.options.logger.error({ event: 'completion-webhook', deliveryId: job.deliveryId, error: (error as Error).message }, 'webhook delivery job failed');
+    }
+  }
+
+  private async attempt(ref: WebhookDeliveryJob): Promise<void> {
+    const { repository, settings, logger, now } = this.options;
+    const startedAt = now();
+    const claim = await repository.claimAttempt(ref, startedAt, new Date(startedAt.getTime() + settings.timeoutMs + claimMarginMs));
+    if (claim.kind === 'not-due') return this.retryAt(ref, Date.parse(claim.dueAt) - startedAt.getTime());
+    if (claim.kind === 'nothing-to-do') return;
+    const { delivery, attempt } = claim;
+    const fields = { event: 'completion-webhook', accountId: ref.accountId, agentId: ref.agentId, deliveryId: ref.deliveryId, eventId: delivery.eventId, attempt };
+    const target = await this.target(delivery);
+    if ('dropped' in target) {
+      logger.info({ ...fields, reason: target.dropped }, 'completion webhook dropped');
+      await repository.finishAttempt(ref, attempt, { state: 'failed', error: target.dropped }, now());
+      return;
+    }
+    const result = await postWebhook({
+      url: target.url,
+      secret: target.secret,
+      body: target.body,
+      deliveryId: ref.deliveryId,
+      eventId: delivery.eventId,
+      timestampSeconds: Math.floor(now().getTime() / 1000),
+      timeoutMs: settings.timeoutMs,
+      fetch: this.options.fetch ?? fetch,
+    });
+    const finishedAt = now();
+    const record: WebhookAttempt = {
+      attempt,
+      startedAt: startedAt.toISOString(),
+      durationMs: finishedAt.getTime() - startedAt.getTime(),
+      ...('statusCode' in result ? { statusCode: result.statusCode } : { error: result.error }),
+    };
+    const logFields = { ...fields, durationMs: record.durationMs, ...('statusCode' in result ? { statusCode: result.statusCode } : { error: result.error }) };
+    if (isDelivered(result)) {
+      logger.info(logFields, 'completion webhook delivered');
+      await repository.finishAttempt(ref, attempt, { record, state: 'delivered' }, finishedAt);
+      return;
+    }
+    const step = nextStep(attempt, result, settings, this.options.random);
+    if (step === 'give-up') {
+      logger.warn(logFields, 'completion webhook failed; no more attempts');
+      await repository.finishAttempt(ref, attempt, { record, state: 'failed' }, finishedAt);
+      return;
+    }
+    const nextAttemptAt = new Date(finishedAt.getTime() + step.retryInMs).toISOString();
+    if (!(await repository.finishAttempt(ref, attempt, { record, state: 'pending', nextAttemptAt }, finishedAt))) return;
+    logger.warn({ ...logFields, retryInMs: step.retryInMs }, 'completion webhook attempt failed; retrying');
+    this.retryAt(ref, step.retryInMs);
+  }
+
+  /** Where and what to send, read now: the account and the agent's current webhook, the row's view. */
+  private async target(delivery: WebhookDelivery): Promise<{ url: string; secret: string; body: string } | { dropped: string }> {
+    try {
+      await this.options.accountCheck(delivery.accountId);
+    } catch (error) {
+      if (error instanceof AccountDisabledError) return { dropped: 'the account is disabled' };
+      if (error instanceof NotFoundError) return { dropped: 'the account no longer exists' };
+      throw error;
+    }
+    let webhook;
+    try {
+      webhook = (await this.options.agents.load(delivery.accountId, delivery.agentId)).config.webhooks?.completion;
+    } catch (error) {
+      if (error instanceof NotFoundError) return { dropped: 'the agent no longer exists' };
+      throw error;
+    }
+    if (!webhook) return { dropped: 'the agent no longer has config.webhooks.completion' };
+    const row = await this.options.rows.get(delivery.eventId);
+    if (!row) return { dropped: 'the status row no longer exists' };
+    return { url: webhook.url, secret: webhook.secret, body: JSON.stringify(this.options.view(row)) };
+  }
+}

@@ -1,0 +1,46 @@
+/** How completion webhooks are sent and retried (the operator's `HARNESS_WEBHOOK_*` settings). */
+export interface WebhookSettings {
+  /** `HARNESS_WEBHOOK_TIMEOUT_MS` (default 10000): one attempt's bound, connection to last byte of the answer's headers. */
+  timeoutMs: number;
+  /** `HARNESS_WEBHOOK_MAX_ATTEMPTS` (default 8): attempts of one delivery, the first included. */
+  maxAttempts: number;
+  /** `HARNESS_WEBHOOK_RETRY_BASE_MS` (default 1000): the wait after the first failed attempt; each later wait is 4 times the one before. */
+  retryBaseMs: number;
+  /** `HARNESS_WEBHOOK_RETRY_MAX_MS` (default 1800000): no single wait is longer than this. */
+  retryMaxMs: number;
+  /**
+   * `HARNESS_WEBHOOK_SWEEP_MS` (default 60000): on replicas, how often each one looks for
+   * deliveries whose retry is due and that no live replica is waiting on (the replica that
+   * scheduled the retry died).
+   */
+  sweepMs: number;
+}
+
+export const defaultWebhookSettings: WebhookSettings = {
+  timeoutMs: 10_000,
+  maxAttempts: 8,
+  retryBaseMs: 1_000,
+  retryMaxMs: 1_800_000,
+  sweepMs: 60_000,
+};
+
+function integerSetting(environment: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number, maximum: number): number {
+  const raw = environment[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < minimum || value > maximum) {
+    throw new Error(`${name} must be an integer from ${minimum} to ${maximum} (got ${JSON.stringify(raw)}).`);
+  }
+  return value;
+}
+
+/** Reads the `HARNESS_WEBHOOK_*` variables over the defaults; a bad value is a start error naming the variable. */
+export function webhookSettingsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): WebhookSettings {
+  return {
+    timeoutMs: integerSetting(environment, 'HARNESS_WEBHOOK_TIMEOUT_MS', defaultWebhookSettings.timeoutMs, 100, 120_000),
+    maxAttempts: integerSetting(environment, 'HARNESS_WEBHOOK_MAX_ATTEMPTS', defaultWebhookSettings.maxAttempts, 1, 20),
+    retryBaseMs: integerSetting(environment, 'HARNESS_WEBHOOK_RETRY_BASE_MS', defaultWebhookSettings.retryBaseMs, 1, 3_600_000),
+    retryMaxMs: integerSetting(environment, 'HARNESS_WEBHOOK_RETRY_MAX_MS', defaultWebhookSettings.retryMaxMs, 1, 86_400_000),
+    sweepMs: integerSetting(environment, 'HARNESS_WEBHOOK_SWEEP_MS', defaultWebhookSettings.sweepMs, 100, 3_600_000),
+  };
+}
