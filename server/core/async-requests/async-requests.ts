@@ -75,11 +75,12 @@ export function viewAsyncRequest(request: AsyncRequestRecord): AsyncRequestView 
     eventId: request.eventId,
     status: request.status,
     conversationKey: request.conversationKey,
+    // The order the status route's serializer writes (its required fields first), so a webhook's body is the /status view byte for byte.
+    createdAt: request.createdAt,
+    updatedAt: request.updatedAt,
     ...(request.result ? { result: request.result } : {}),
     ...(request.error ? { error: request.error } : {}),
     ...(request.pendingApprovals && request.pendingApprovals.length > 0 ? { pendingApprovals: request.pendingApprovals } : {}),
     ...(request.pendingAsyncTools && request.pendingAsyncTools.length > 0 ? { pendingAsyncTools: request.pendingAsyncTools } : {}),
-    createdAt: request.createdAt,
-    updatedAt: request.updatedAt,
   };
 }

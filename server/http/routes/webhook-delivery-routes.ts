@@ -55,7 +55,7 @@ export function registerWebhookDeliveryRoutes(app: FastifyInstance, core: Harnes
           params: agentIdParams,
           querystring: listQuery,
           response: {
-            200: { type: 'object', required: ['deliveries'], additionalProperties: false, properties: { deliveries: { type: 'array', items: deliveryView } } },
+            200: { type: 'object', description: 'The deliveries, newest first.', required: ['deliveries'], additionalProperties: false, properties: { deliveries: { type: 'array', items: deliveryView } } },
             ...errorResponses(400, 404),
           },
         },
