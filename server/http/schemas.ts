@@ -19,6 +19,7 @@ export const accountView = {
     username: { type: 'string' },
     description: { type: 'string' },
     disabled: { type: 'boolean' },
+    tokensPerDay: { type: 'integer', minimum: 0 },
     createdAt: { type: 'string' },
   },
 } as const;

@@ -5,6 +5,7 @@ import type { AsyncRequestJob } from '../background-jobs/background-job.js';
 import { NotFoundError } from '../errors.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TurnInput } from '../turns/turn-input.js';
+import { noUsage, type TokenUsage } from '../usage/token-usage.js';
 import type { AsyncRequestRecord, AsyncRequestStatus, PendingAsyncToolView } from './async-request.js';
 import type { AsyncRequestTransitions } from './async-request-transitions.js';
 import type { AsyncRequestsRepository } from './async-requests-repository.js';
@@ -17,6 +18,8 @@ export interface AsyncRequestView {
   error?: string;
   pendingApprovals?: AsyncRequestRecord['pendingApprovals'];
   pendingAsyncTools?: PendingAsyncToolView[];
+  /** Tokens of the turn's model calls so far (zeros before the first call ends). */
+  usage: TokenUsage;
   createdAt: string;
   updatedAt: string;
 }
@@ -73,6 +76,7 @@ export class AsyncRequests {
       ...(request.error ? { error: request.error } : {}),
       ...(request.pendingApprovals && request.pendingApprovals.length > 0 ? { pendingApprovals: request.pendingApprovals } : {}),
       ...(request.pendingAsyncTools && request.pendingAsyncTools.length > 0 ? { pendingAsyncTools: request.pendingAsyncTools } : {}),
+      usage: request.usage ?? { ...noUsage },
       createdAt: request.createdAt,
       updatedAt: request.updatedAt,
     };

@@ -31,6 +31,8 @@ export interface TurnAdmissionOptions {
    * worker, continuations, subagents, NATS), so no driver can forget the check.
    */
   accountCheck?: AccountStatusCheck;
+  /** Refuses a new turn once the account's daily token budget is spent (429). */
+  budgetCheck?: (accountId: string) => Promise<void>;
 }
 
 /**
@@ -55,6 +57,14 @@ export class TurnAdmission {
   /** Refuses a disabled account (`AccountDisabledError`). */
   async checkAccount(accountId: string): Promise<void> {
     await this.options.accountCheck?.(accountId);
+  }
+
+  /**
+   * Refuses a new turn of an account whose tokens of today are spent. Only a user message
+   * starts a turn: approval answers and continuations finish a turn already started.
+   */
+  async checkBudget(accountId: string, input: TurnInput | undefined): Promise<void> {
+    if (input?.kind === 'user') await this.options.budgetCheck?.(accountId);
   }
 
   /** Refuses a transport that cannot carry this agent's tools. */

@@ -3,6 +3,7 @@ import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { bearerToken } from '../bearer.js';
 import { accountView } from '../schemas.js';
+import { usageRouteSchema } from '../usage-schemas.js';
 
 export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): void {
   app.post<{ Body: { username: string; description: string } }>(
@@ -31,5 +32,8 @@ export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): 
 
   requireAccount(app, core, (scope) => {
     scope.get('/accounts/me', { schema: { response: { 200: accountView } } }, async (request) => core.accounts.get(currentAccount(request).accountId));
+    scope.get<{ Querystring: { from?: string; to?: string } }>('/accounts/me/usage', { schema: usageRouteSchema }, async (request) =>
+      core.usage.report(currentAccount(request).accountId, request.query),
+    );
   });
 }
