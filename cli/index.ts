@@ -12,6 +12,7 @@ import { mockWorkerCommand } from './commands/mock-worker.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
 import { toolsCommand } from './commands/tools.js';
+import { usageCommand } from './commands/usage.js';
 import { workspaceCommand } from './commands/workspace.js';
 import { deployCommand } from './commands/deploy.js';
 import { logsCommand } from './commands/logs.js';
@@ -44,6 +45,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(asyncCommand(context))
     .addCommand(cronCommand(context))
     .addCommand(statusCommand(context))
+    .addCommand(usageCommand(context))
     .addCommand(completeCommand(context))
     .addCommand(mockWorkerCommand(context))
     .addCommand(chatCommand(context))

@@ -44,6 +44,9 @@ import { subagentToolSource } from './subagents/run-subagent-tool.js';
 import type { RateBudget } from './limits/rate-budget.js';
 import { limitsFromEnvironment, type ServiceLimits } from './limits/service-limits.js';
 import { createModelFetch } from './model/model-fetch.js';
+import { AccountUsage } from './usage/account-usage.js';
+import { DailyTokenBudget } from './usage/daily-token-budget.js';
+import { UsageRepository, type UsageRow } from './usage/usage-repository.js';
 import { checkAgentDestinations } from './outbound/agent-destinations.js';
 import { OutboundPolicy } from './outbound/outbound-policy.js';
 import { outboundSettingsFromEnvironment, type OutboundSettings } from './outbound/outbound-settings.js';
@@ -111,6 +114,8 @@ export interface HarnessCore {
   asyncRequests: AsyncRequests;
   /** Runs `/async` requests, cron runs and every continuation after async tools. */
   asyncWorker: BackgroundWorker;
+  /** Token usage per account, agent and day, and the daily token budget. */
+  usage: AccountUsage;
   /** Channel webhooks, their background worker and the deliveries table. */
   channels: Channels;
   /** Completion webhooks: a finished status row POSTed, signed, to the agent's `config.webhooks.completion`. */
@@ -143,6 +148,9 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now, signup, budgets.perMinute('signups', signup.perMinutePerClient));
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
   agents.addConfigCheck((config) => checkAgentDestinations(outbound, config));
+  const usageRepository = new UsageRepository(options.storage.table<UsageRow>(tables.usage));
+  const budget = new DailyTokenBudget({ repository: usageRepository, defaultTokensPerDay: limits.tokensPerDay, accountTokensPerDay: (accountId) => accounts.tokensPerDay(accountId), now });
+  const usage = new AccountUsage({ repository: usageRepository, budget, logger, now });
   const conversations = new ConversationsRepository(options.storage.table<ConversationRow>(tables.conversations));
   const requestsRepository = new AsyncRequestsRepository(options.storage.table<AsyncRequestRecord>(tables.events));
   const transitions = new AsyncRequestTransitions(requestsRepository, now);
@@ -163,7 +171,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     agents,
     conversations,
     asyncResults: asyncRepository,
-    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled, slots: budgets.slots('turns', limits.maxConcurrentTurnsPerAccount) }),
+    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled, slots: budgets.slots('turns', limits.maxConcurrentTurnsPerAccount), budgetCheck: (accountId) => usage.checkBudget(accountId) }),
     execution: {
       logger,
       now,
@@ -174,6 +182,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
       completions: asyncCompletions,
       statusRows: transitions,
       save: (state, version) => saveConversation(conversations, state, version),
+      usage,
     },
     logger,
     now,
@@ -242,6 +251,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     continuations,
     asyncRequests,
     asyncWorker,
+    usage,
     channels,
     completionWebhooks,
     cronJobs,

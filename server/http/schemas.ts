@@ -15,6 +15,7 @@ export const accountView = {
     username: { type: 'string' },
     description: { type: 'string' },
     disabled: { type: 'boolean' },
+    tokensPerDay: { type: 'integer', minimum: 0, description: "The account's own daily token limit, when the operator set one." },
     createdAt: { type: 'string', format: 'date-time' },
   },
 } as const;
@@ -72,5 +73,10 @@ export const pendingAsyncToolView = {
 /** AI SDK model messages (`ModelMessage` of the `ai` package), stored and shown as they are. */
 export const modelMessages = {
   type: 'array',
-  items: { type: 'object', additionalProperties: true, properties: { role: { type: 'string', enum: ['system', 'user', 'assistant', 'tool'] } } },
+  items: {
+    type: 'object',
+    additionalProperties: true,
+    properties: { role: { type: 'string', enum: ['system', 'user', 'assistant', 'tool'] } },
+    description: 'A model message; in a stored conversation an assistant message also carries `usage`, the token usage of the model call that produced it.',
+  },
 } as const;

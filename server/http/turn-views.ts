@@ -1,4 +1,5 @@
 import { modelMessages, pendingApprovalView, pendingAsyncToolView } from './schemas.js';
+import { tokenUsageView } from './usage-schemas.js';
 
 /**
  * Response schemas of the turn routes. The top-level views stay open (`additionalProperties`):
@@ -39,11 +40,12 @@ export const statusRowView = {
   type: 'object',
   description: 'The status row.',
   additionalProperties: true,
-  required: ['eventId', 'status', 'conversationKey', 'createdAt', 'updatedAt'],
+  required: ['eventId', 'status', 'conversationKey', 'createdAt', 'updatedAt', 'usage'],
   properties: {
     eventId: { type: 'string' },
     status: { type: 'string', enum: ['queued', 'processing', 'awaiting_approval', 'waiting_async_tools', 'completed', 'failed'] },
     conversationKey: { type: 'string' },
+    usage: { ...tokenUsageView, description: "The model's token usage of the turn so far, every model call summed." },
     result: {
       type: 'object',
       additionalProperties: true,

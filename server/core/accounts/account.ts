@@ -5,6 +5,8 @@ export interface AccountRecord {
   description: string;
   secretHash: string;
   disabled: boolean;
+  /** The operator's daily token limit for this account, over `HARNESS_LIMIT_TOKENS_PER_DAY`; absent: that default. */
+  tokensPerDay?: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -15,6 +17,8 @@ export interface AccountView {
   username: string;
   description: string;
   disabled: boolean;
+  /** Set only when the operator gave the account its own daily token limit. */
+  tokensPerDay?: number;
   createdAt: string;
 }
 
@@ -24,6 +28,7 @@ export function viewAccount(account: AccountRecord): AccountView {
     username: account.username,
     description: account.description,
     disabled: account.disabled,
+    ...(account.tokensPerDay !== undefined ? { tokensPerDay: account.tokensPerDay } : {}),
     createdAt: account.createdAt,
   };
 }

@@ -1,5 +1,5 @@
 import type { TableStore } from '../storage/table-store.js';
-import { ConditionFailedError } from '../storage/table-store.js';
+import { ConditionFailedError, modifyRow } from '../storage/table-store.js';
 import type { AccountRecord } from './account.js';
 
 interface UsernameClaim {
@@ -55,12 +55,18 @@ export class AccountsRepository {
     await this.table.write(account.accountId, [{ type: 'put', key: accountKey, value: account, expectedVersion: null }]);
   }
 
-  async setDisabled(accountId: string, disabled: boolean, now: string): Promise<AccountRecord | undefined> {
-    const current = await this.table.get(accountId, accountKey);
-    if (!current) return undefined;
-    const next = { ...(current.value as AccountRecord), disabled, updatedAt: now };
-    await this.table.write(accountId, [{ type: 'put', key: accountKey, value: next, expectedVersion: current.version }]);
-    return next;
+  /**
+   * The operator's settings of an account: `disabled`, and `tokensPerDay` (`null` removes the
+   * account's own limit). A compare-and-set, retried when the row changed meanwhile.
+   */
+  async updateSettings(accountId: string, changes: { disabled?: boolean; tokensPerDay?: number | null }, now: string): Promise<AccountRecord | undefined> {
+    const written = await modifyRow(this.table, accountId, accountKey, (current) => {
+      if (!current) return undefined;
+      const { tokensPerDay: _previous, ...account } = current as AccountRecord;
+      const tokensPerDay = changes.tokensPerDay === undefined ? (current as AccountRecord).tokensPerDay : changes.tokensPerDay;
+      return { ...account, ...(changes.disabled === undefined ? {} : { disabled: changes.disabled }), ...(tokensPerDay === null || tokensPerDay === undefined ? {} : { tokensPerDay }), updatedAt: now };
+    });
+    return written?.value as AccountRecord | undefined;
   }
 
   async list(): Promise<AccountRecord[]> {

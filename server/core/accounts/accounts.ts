@@ -98,9 +98,19 @@ export class Accounts {
     return (await this.repository.list()).map(viewAccount);
   }
 
-  async setDisabled(accountId: string, disabled: boolean): Promise<AccountView> {
-    const account = await this.repository.setDisabled(accountId, disabled, this.now().toISOString());
+  /** The operator's changes to an account (`PATCH /admin/accounts/{accountId}`). */
+  async updateSettings(accountId: string, changes: { disabled?: boolean; tokensPerDay?: number | null }): Promise<AccountView> {
+    const account = await this.repository.updateSettings(accountId, changes, this.now().toISOString());
     if (!account) throw new NotFoundError('No such account.');
     return viewAccount(account);
+  }
+
+  /** The account's own daily token limit, if the operator set one. */
+  async tokensPerDay(accountId: string): Promise<number | undefined> {
+    return (await this.repository.get(accountId))?.tokensPerDay;
+  }
+
+  async setDisabled(accountId: string, disabled: boolean): Promise<AccountView> {
+    return this.updateSettings(accountId, { disabled });
   }
 }

@@ -41,6 +41,18 @@ describe('AsyncRequestTransitions', () => {
     expect(seen).toEqual(['processing', 'completed']);
   });
 
+  it('adds each run of a turn to the row\'s usage once: the run that waits, then the continuation that finishes', async () => {
+    const { repository, transitions } = setUp();
+    const pendingAsyncTools = [{ resultId: 'res_x_0', toolCallId: 'c', toolName: 't', execution: 'external-dispatch' as const, status: 'processing' as const }];
+    const { input: _input, ...withoutInput } = request;
+    await transitions.waitForAsyncTools({ ...withoutInput, pendingAsyncTools, usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 } });
+    await transitions.waitForAsyncTools({ ...withoutInput, pendingAsyncTools, usage: { inputTokens: 20, outputTokens: 3, totalTokens: 23, cachedInputTokens: 5 } });
+    // A run that ends waiting again has already added its usage above: finishing it adds nothing.
+    await transitions.finishTurn('evt_one', { ...finished, status: 'waiting_async_tools', usage: { inputTokens: 20, outputTokens: 3, totalTokens: 23 } });
+    await transitions.finishTurn('evt_one', { ...finished, status: 'completed', usage: { inputTokens: 30, outputTokens: 4, totalTokens: 34 } });
+    expect((await repository.get('evt_one'))?.usage).toEqual({ inputTokens: 60, outputTokens: 9, totalTokens: 69, cachedInputTokens: 5 });
+  });
+
   it('creates the row of a turn that starts waiting for async tools, and moves an existing one', async () => {
     const { repository, transitions } = setUp();
     const pendingAsyncTools = [{ resultId: 'res_x_0', toolCallId: 'c', toolName: 't', execution: 'external-dispatch' as const, status: 'processing' as const }];

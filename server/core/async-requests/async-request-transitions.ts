@@ -2,6 +2,7 @@ import type { ModelMessage } from 'ai';
 import type { PendingApprovalView } from '../conversations/conversation.js';
 import { ConditionFailedError } from '../storage/table-store.js';
 import type { TransportKind } from '../tools/tool-context.js';
+import { addUsage, noUsage, type TokenUsage } from '../usage/token-usage.js';
 import { type AsyncRequestRecord, type AsyncRequestStatus, isFinalStatus, type PendingAsyncToolView } from './async-request.js';
 import type { AsyncRequestsRepository } from './async-requests-repository.js';
 
@@ -14,6 +15,8 @@ export interface FinishedTurn {
   /** Tools the turn denied on its own (approvals cannot be given on its path: cron, channels). */
   deniedApprovals?: { toolName: string; reason: string }[];
   error?: { message: string };
+  /** The tokens of this run of the turn, added to what the row already counts. */
+  usage?: TokenUsage;
 }
 
 /** The turn that starts waiting for external async tools, for a row that may not exist yet. */
@@ -24,6 +27,13 @@ export interface WaitingTurn {
   conversationKey: string;
   transport: TransportKind;
   pendingAsyncTools: PendingAsyncToolView[];
+  /** The tokens of this run of the turn so far, added to what the row already counts. */
+  usage?: TokenUsage;
+}
+
+/** A row's usage plus a run's: each run of a turn adds its own calls once (it waits, or it finishes). */
+function withUsage(row: AsyncRequestRecord, usage: TokenUsage | undefined): Pick<AsyncRequestRecord, 'usage'> {
+  return usage || row.usage ? { usage: addUsage(row.usage ?? noUsage, usage ?? noUsage) } : {};
 }
 
 export const interruptedReason = 'service restarted while this turn was running';
@@ -72,16 +82,17 @@ export class AsyncRequestTransitions {
   /** A turn waits for external async tools: the row says so, created first when the turn had none. */
   async waitForAsyncTools(turn: WaitingTurn): Promise<void> {
     const timestamp = this.now().toISOString();
-    const { pendingAsyncTools, ...request } = turn;
+    const { pendingAsyncTools, usage, ...request } = turn;
     try {
-      await this.repository.create({ ...request, status: 'waiting_async_tools', pendingAsyncTools, createdAt: timestamp, updatedAt: timestamp });
-      this.notify({ ...request, status: 'waiting_async_tools', pendingAsyncTools, createdAt: timestamp, updatedAt: timestamp });
+      const created: AsyncRequestRecord = { ...request, status: 'waiting_async_tools', pendingAsyncTools, ...(usage ? { usage } : {}), createdAt: timestamp, updatedAt: timestamp };
+      await this.repository.create(created);
+      this.notify(created);
       return;
     } catch (error) {
       // The row exists (an `/async` request or an earlier pass): move it below.
       if (!(error instanceof ConditionFailedError)) throw error;
     }
-    await this.move(turn.eventId, (row) => (isFinalStatus(row.status) ? undefined : { ...row, status: 'waiting_async_tools', pendingAsyncTools }));
+    await this.move(turn.eventId, (row) => (isFinalStatus(row.status) ? undefined : { ...row, status: 'waiting_async_tools', pendingAsyncTools, ...withUsage(row, usage) }));
   }
 
   /** The turn ended: its result on the row. A turn that waits for async tools again leaves the row waiting. */
@@ -96,6 +107,7 @@ export class AsyncRequestTransitions {
             result: { text: turn.text, messages: turn.messages, ...(turn.deniedApprovals?.length ? { deniedApprovals: turn.deniedApprovals } : {}) },
             pendingApprovals: turn.pendingApprovals,
             pendingAsyncTools: [],
+            ...withUsage(row, turn.usage),
             ...(turn.error ? { error: turn.error.message } : {}),
           },
     );

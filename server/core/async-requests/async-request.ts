@@ -2,6 +2,7 @@ import type { ModelMessage } from 'ai';
 import type { PendingApprovalView } from '../conversations/conversation.js';
 import type { TurnInput } from '../turns/turn-input.js';
 import type { TransportKind } from '../tools/tool-context.js';
+import type { TokenUsage } from '../usage/token-usage.js';
 
 /**
  * Where an async request stands: `queued` → `processing` → `awaiting_approval` |
@@ -35,6 +36,8 @@ export interface AsyncRequestRecord {
   error?: string;
   pendingApprovals?: PendingApprovalView[];
   pendingAsyncTools?: PendingAsyncToolView[];
+  /** The tokens of every model call of this turn so far, its continuations included. */
+  usage?: TokenUsage;
   createdAt: string;
   updatedAt: string;
 }

@@ -5,6 +5,7 @@ import type { AsyncRequestJob } from '../background-jobs/background-job.js';
 import { NotFoundError } from '../errors.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TurnInput } from '../turns/turn-input.js';
+import { noUsage, type TokenUsage } from '../usage/token-usage.js';
 import type { AsyncRequestRecord, AsyncRequestStatus, PendingAsyncToolView } from './async-request.js';
 import type { AsyncRequestTransitions } from './async-request-transitions.js';
 import type { AsyncRequestsRepository } from './async-requests-repository.js';
@@ -17,6 +18,8 @@ export interface AsyncRequestView {
   error?: string;
   pendingApprovals?: AsyncRequestRecord['pendingApprovals'];
   pendingAsyncTools?: PendingAsyncToolView[];
+  /** Tokens of the turn's model calls so far (zeros before the first call ends). */
+  usage: TokenUsage;
   createdAt: string;
   updatedAt: string;
 }
@@ -75,6 +78,7 @@ export function viewAsyncRequest(request: AsyncRequestRecord): AsyncRequestView 
     eventId: request.eventId,
     status: request.status,
     conversationKey: request.conversationKey,
+    usage: request.usage ?? { ...noUsage },
     // The order the status route's serializer writes (its required fields first), so a webhook's body is the /status view byte for byte.
     createdAt: request.createdAt,
     updatedAt: request.updatedAt,

@@ -1,10 +1,13 @@
 import type { ModelMessage } from 'ai';
+import type { TokenUsage } from '../usage/token-usage.js';
 
 /** One message as stored, with the turn that added it. */
 export interface StoredMessage {
   message: ModelMessage;
   turnId: string;
   createdAt: string;
+  /** On an assistant message: the tokens of the model call that produced it. */
+  usage?: TokenUsage;
 }
 
 /**

@@ -18,6 +18,11 @@ export interface ServiceLimits {
   maxConversationMessages: number;
   /** Bytes of one tool output (as JSON) handed to the model. */
   maxToolOutputBytes: number;
+  /**
+   * Tokens one account may use per UTC day before new turns are refused (429); undefined, the
+   * default, sets no limit. An account's own limit (set by the operator) replaces it.
+   */
+  tokensPerDay?: number;
 }
 
 export const defaultServiceLimits: ServiceLimits = {
@@ -38,6 +43,7 @@ const variables: Record<keyof ServiceLimits, string> = {
   maxMessageCharacters: 'HARNESS_LIMIT_MESSAGE_CHARACTERS',
   maxConversationMessages: 'HARNESS_LIMIT_CONVERSATION_MESSAGES',
   maxToolOutputBytes: 'HARNESS_LIMIT_TOOL_OUTPUT_BYTES',
+  tokensPerDay: 'HARNESS_LIMIT_TOKENS_PER_DAY',
 };
 
 /** The limits from `HARNESS_LIMIT_*` variables over the defaults; a bad value is a start error. */

@@ -37,6 +37,8 @@ export interface TurnAdmissionOptions {
    * per account); across replicas, the coordination's shared pool.
    */
   slots?: SlotPool;
+  /** Refuses a new turn once the account's daily token budget is spent (429). */
+  budgetCheck?: (accountId: string) => Promise<void>;
 }
 
 /**
@@ -68,6 +70,14 @@ export class TurnAdmission {
   async checkAccount(accountId: string, readByRequest?: AccountReading): Promise<void> {
     if (readByRequest && readByRequest.accountId === accountId && !readByRequest.disabled) return;
     await this.options.accountCheck?.(accountId);
+  }
+
+  /**
+   * Refuses a new turn of an account whose tokens of today are spent. Only a user message
+   * starts a turn: approval answers and continuations finish a turn already started.
+   */
+  async checkBudget(accountId: string, input: TurnInput | undefined): Promise<void> {
+    if (input?.kind === 'user') await this.options.budgetCheck?.(accountId);
   }
 
   /** Refuses a transport that cannot carry this agent's tools. */

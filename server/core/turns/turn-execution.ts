@@ -9,6 +9,9 @@ import type { ApprovalRecord, ConversationState } from '../conversations/convers
 import type { Logger } from '../logger.js';
 import type { AgentModel } from '../model/language-model.js';
 import { collectSecretValues } from '../secrets/redaction.js';
+import type { AccountUsage } from '../usage/account-usage.js';
+import { type StepUsage, stepUsage, usagePerMessage } from '../usage/step-usage.js';
+import { addUsage, sumUsage } from '../usage/token-usage.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError } from './model-error.js';
@@ -31,6 +34,8 @@ export interface TurnExecutionServices {
   statusRows: Pick<AsyncRequestTransitions, 'waitForAsyncTools'>;
   /** Conditional write of the conversation; returns the new version. */
   save(state: ConversationState, version: number | null): Promise<number>;
+  /** Where each run's token usage is counted per account, agent and day (none: not counted). */
+  usage?: Pick<AccountUsage, 'record'>;
 }
 
 /** Points an async-wrapped tool at the async pass that is running when it is called. */
@@ -113,11 +118,13 @@ export class TurnExecution {
         write({ type: 'start', messageId: generateId() });
         for (const call of announce) write(asyncSettledChunk(call));
         final = turnResult(this.outcome, await this.passes(write));
+        await this.recordUsage();
         write(finishChunk(final));
       } catch (error) {
         this.services.logger.error({ event: 'turn', turnId: this.turn.turnId, error: (error as Error).message }, 'turn failed');
         this.outcome.failure ??= { kind: 'internal', message: 'The turn failed inside the service; it has been logged.' };
         final = turnResult(this.outcome, 'failed');
+        await this.recordUsage();
         write({ type: 'error', errorText: this.outcome.failure.message });
         write(finishChunk(final));
       } finally {
@@ -149,6 +156,8 @@ export class TurnExecution {
       // The messages come from `onFinish`: reading `result.response` would tee the model's
       // stream once more and run every chunk through a second branch.
       let responseMessages: ModelMessage[] | undefined;
+      // Each model call's usage, for the assistant message it produced and the turn's total.
+      const steps: StepUsage[] = [];
       const stream = streamText({
         model: agentModel.model,
         ...(agent.config.system ? { system: agent.config.system } : {}),
@@ -160,6 +169,9 @@ export class TurnExecution {
         onError: ({ error }) => {
           modelError = error;
         },
+        onStepFinish: (step) => {
+          steps.push(stepUsage(step));
+        },
         onFinish: ({ response }) => {
           responseMessages = response.messages;
         },
@@ -169,7 +181,9 @@ export class TurnExecution {
       // No `onFinish` and no error reported: the model produced no step at all.
       if (responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
       let timestamp = now().toISOString();
-      for (const message of responseMessages ?? []) state.messages.push({ message, turnId, createdAt: timestamp });
+      const usages = usagePerMessage(responseMessages ?? [], steps);
+      for (const [index, message] of (responseMessages ?? []).entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
+      this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(steps.map((step) => step.usage)));
       const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp);
       if (modelError !== undefined) {
         this.outcome.failure = { kind: 'upstream', message: describeModelError(modelError, this.secrets) };
@@ -216,9 +230,16 @@ export class TurnExecution {
       conversationKey: request.conversationKey,
       transport: request.transport,
       pendingAsyncTools: this.outcome.waitingOn,
+      ...(this.outcome.usage ? { usage: this.outcome.usage } : {}),
     });
     await this.services.completions.seal(asyncPass.groupId);
     return 'waiting_async_tools';
+  }
+
+  /** Counts this run's tokens, and the turn when this run started it (a user message). */
+  private async recordUsage(): Promise<void> {
+    const { request } = this.turn;
+    await this.services.usage?.record({ accountId: request.accountId, agentId: request.agentId, usage: this.outcome.usage ?? sumUsage([]), startsTurn: request.input?.kind === 'user' });
   }
 
   private denyAll(requested: ApprovalRecord[], timestamp: string): ApprovalRecord[] {

@@ -1,6 +1,7 @@
 import type { ModelMessage, UIMessageChunk } from 'ai';
 import type { PendingAsyncToolView } from '../async-requests/async-request.js';
 import { type ConversationState, pendingApprovals } from '../conversations/conversation.js';
+import { noUsage, type TokenUsage } from '../usage/token-usage.js';
 import type { TurnStatus } from './turn-input.js';
 import type { DeniedApproval, TurnResult } from './turn-types.js';
 
@@ -22,6 +23,8 @@ export interface TurnOutcome {
   waitingOn: PendingAsyncToolView[];
   denied: DeniedApproval[];
   failure?: TurnResult['error'];
+  /** The sum of this run's model calls so far. */
+  usage?: TokenUsage;
 }
 
 export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult {
@@ -36,6 +39,7 @@ export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult
     pendingApprovals: pendingApprovals(outcome.state),
     pendingAsyncTools: status === 'waiting_async_tools' ? outcome.waitingOn : [],
     deniedApprovals: outcome.denied,
+    usage: { ...(outcome.usage ?? noUsage) },
     ...(outcome.failure ? { error: outcome.failure } : {}),
   };
 }
@@ -50,6 +54,7 @@ export function finishChunk(result: TurnResult): UIMessageChunk {
       eventId: result.eventId,
       pendingApprovals: result.pendingApprovals,
       ...(result.pendingAsyncTools.length > 0 ? { pendingAsyncTools: result.pendingAsyncTools } : {}),
+      ...(result.usage ? { usage: result.usage } : {}),
     },
   };
 }

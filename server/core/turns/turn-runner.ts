@@ -75,6 +75,7 @@ export class TurnRunner {
     const { admission } = this.options;
     admission.checkInput(request.input);
     await admission.checkAccount(request.accountId, request.accountReadByRequest);
+    await admission.checkBudget(request.accountId, request.input);
     const agent = await this.options.agents.load(request.accountId, request.agentId);
     admission.checkTransport(agent, request.transport);
     const giveBack = await admission.takeSlot(request.accountId, request.transport);

@@ -2,6 +2,7 @@ import type { ModelMessage, UIMessageChunk } from 'ai';
 import type { PendingAsyncToolView } from '../async-requests/async-request.js';
 import type { PendingApprovalView } from '../conversations/conversation.js';
 import type { TransportKind } from '../tools/tool-context.js';
+import type { TokenUsage } from '../usage/token-usage.js';
 import type { TurnInput, TurnStatus } from './turn-input.js';
 
 /** How a turn treats a tool that needs approval: ask the caller, or deny (channels, cron). */
@@ -55,6 +56,8 @@ export interface TurnResult {
   deniedApprovals: DeniedApproval[];
   /** Set when `status` is `failed`; `upstream` when the model failed. */
   error?: { kind: 'upstream' | 'internal'; message: string };
+  /** The tokens of this run's model calls (a continuation's run counts its own calls only). */
+  usage?: TokenUsage;
 }
 
 export interface StartedTurn {

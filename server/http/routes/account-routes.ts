@@ -4,6 +4,7 @@ import { currentAccount, requireAccount } from '../authentication.js';
 import { bearerToken } from '../bearer.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { accountView } from '../schemas.js';
+import { usageRouteSchema } from '../usage-schemas.js';
 
 const createdAccountView = {
   ...accountView,
@@ -46,6 +47,9 @@ export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): 
       '/accounts/me',
       { schema: { summary: 'The account of the bearer', tags: ['accounts'], response: { 200: accountView, ...errorResponses(404) } } },
       async (request) => core.accounts.get(currentAccount(request).accountId),
+    );
+    scope.get<{ Querystring: { from?: string; to?: string } }>('/accounts/me/usage', { schema: usageRouteSchema }, async (request) =>
+      core.usage.report(currentAccount(request).accountId, request.query),
     );
   });
 }

@@ -19,19 +19,28 @@ export function registerAdminRoutes(app: FastifyInstance, core: HarnessCore): vo
       async () => ({ accounts: await core.accounts.list() }),
     );
 
-    scope.patch<{ Params: { accountId: string }; Body: { disabled: boolean } }>(
+    scope.patch<{ Params: { accountId: string }; Body: { disabled?: boolean; tokensPerDay?: number | null } }>(
       '/admin/accounts/:accountId',
       {
         schema: {
-          summary: 'Disable or enable an account',
-          description: "A disabled account's bearer is refused, and its webhooks, cron jobs, async work and continuations do nothing.",
+          summary: "Disable or enable an account, or set its daily token limit",
+          description: "A disabled account's bearer is refused, and its webhooks, cron jobs, async work and continuations do nothing. `tokensPerDay` sets the account's own daily token limit; `null` gives it back the operator's default.",
           tags: ['admin'],
           params: { type: 'object', required: ['accountId'], properties: { accountId: { type: 'string', pattern: '^acc_[a-z0-9]{20}$' } } },
-          body: { type: 'object', required: ['disabled'], additionalProperties: false, properties: { disabled: { type: 'boolean' } } },
+          body: {
+            type: 'object',
+            minProperties: 1,
+            additionalProperties: false,
+            properties: {
+              disabled: { type: 'boolean' },
+              // The account's own daily token limit; null gives it back the operator's default.
+              tokensPerDay: { type: ['integer', 'null'], minimum: 0 },
+            },
+          },
           response: { 200: accountView, ...errorResponses(400, 404, 413, 415) },
         },
       },
-      async (request) => core.accounts.setDisabled(request.params.accountId, request.body.disabled),
+      async (request) => core.accounts.updateSettings(request.params.accountId, request.body),
     );
   });
 }

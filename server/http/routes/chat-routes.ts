@@ -27,6 +27,7 @@ export function chatAnswer(result: TurnResult) {
     messages: result.messages,
     pendingApprovals: result.pendingApprovals,
     pendingAsyncTools: result.pendingAsyncTools,
+    ...(result.usage ? { usage: result.usage } : {}),
   };
 }
 
@@ -123,7 +124,8 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
         if (!state) throw new NotFoundError(`No conversation "${conversationKey}" with this agent.`);
         return {
           conversationKey,
-          messages: state.messages.map((stored) => stored.message),
+          // An assistant message carries the usage of the model call that produced it.
+          messages: state.messages.map((stored) => (stored.usage ? { ...stored.message, usage: stored.usage } : stored.message)),
           pendingApprovals: pendingApprovals(state),
           createdAt: state.createdAt,
           updatedAt: state.updatedAt,

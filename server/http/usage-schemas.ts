@@ -1,0 +1,50 @@
+import { errorResponses } from './openapi/error-responses.js';
+
+const tokenCounts = {
+  inputTokens: { type: 'integer', minimum: 0 },
+  outputTokens: { type: 'integer', minimum: 0 },
+  totalTokens: { type: 'integer', minimum: 0 },
+  cachedInputTokens: { type: 'integer', minimum: 0, description: 'input tokens read from the provider cache (part of inputTokens); only when above zero' },
+  reasoningTokens: { type: 'integer', minimum: 0, description: 'reasoning tokens (part of outputTokens); only when above zero' },
+} as const;
+
+/** `{inputTokens, outputTokens, totalTokens}` and the optional details, as turns record them. */
+export const tokenUsageView = {
+  type: 'object',
+  required: ['inputTokens', 'outputTokens', 'totalTokens'],
+  properties: tokenCounts,
+} as const;
+
+const isoDate = { type: 'string', maxLength: 40, description: 'an ISO date, YYYY-MM-DD (UTC day); an ISO date-time counts as its UTC day' } as const;
+
+/** `GET /accounts/me/usage`: the query, the answer and its errors. */
+export const usageRouteSchema = {
+  summary: 'Token usage per agent and per day',
+  description: "Sums the account's recorded token usage per agent and UTC day, from `from` to `to` (both included).",
+  tags: ['accounts'],
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { from: { ...isoDate, description: 'first day, included (default: 29 days before `to`)' }, to: { ...isoDate, description: 'last day, included (default: today, UTC)' } },
+  },
+  response: {
+    200: {
+      type: 'object',
+      description: 'One entry per agent and day with usage, oldest first.',
+      required: ['from', 'to', 'usage'],
+      properties: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        usage: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['agentId', 'day', 'inputTokens', 'outputTokens', 'totalTokens', 'turns'],
+            properties: { agentId: { type: 'string' }, day: { type: 'string' }, ...tokenCounts, turns: { type: 'integer', minimum: 0 } },
+          },
+        },
+      },
+    },
+    ...errorResponses(400),
+  },
+} as const;
