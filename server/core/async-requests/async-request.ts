@@ -35,6 +35,8 @@ export interface AsyncRequestRecord {
   error?: string;
   pendingApprovals?: PendingApprovalView[];
   pendingAsyncTools?: PendingAsyncToolView[];
+  /** The W3C `traceparent` of the span that queued the request (tracing on): its run continues that trace. */
+  traceparent?: string;
   createdAt: string;
   updatedAt: string;
 }

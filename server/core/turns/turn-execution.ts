@@ -9,6 +9,7 @@ import type { ApprovalRecord, ConversationState } from '../conversations/convers
 import type { Logger } from '../logger.js';
 import type { AgentModel } from '../model/language-model.js';
 import { collectSecretValues } from '../secrets/redaction.js';
+import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError } from './model-error.js';
@@ -157,6 +158,7 @@ export class TurnExecution {
         stopWhen: stepCountIs(maxSteps),
         maxRetries: this.services.modelMaxRetries,
         ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
+        ...modelTelemetry({ accountId: request.accountId, agentId: request.agentId, turnId }),
         onError: ({ error }) => {
           modelError = error;
         },
