@@ -26,7 +26,7 @@ import { startNatsService, type NatsService } from './nats/nats-service.js';
 import { createProcessLogger } from './process-logger.js';
 import { bucketFolderFor, readRuntimeSettings } from './runtime-settings.js';
 import { startTracing } from './telemetry/start-tracing.js';
-import { tracingSettingsFromEnvironment } from './telemetry/tracing-settings.js';
+import { printableUrl, tracingSettingsFromEnvironment } from './telemetry/tracing-settings.js';
 
 export interface ServeOptions {
   accountPort?: number;
@@ -76,7 +76,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   // Before anything is built: the HTTP apps add their tracing hooks only when tracing is on.
   const tracingSettings = tracingSettingsFromEnvironment();
   const tracing = tracingSettings ? startTracing({ settings: tracingSettings, instanceId: replicaName }) : undefined;
-  if (tracing) logger?.info({ event: 'tracing', tracesUrl: tracing.tracesUrl, recordContent: tracingSettings?.recordContent }, 'exporting traces over OTLP');
+  if (tracing) logger?.info({ event: 'tracing', tracesUrl: printableUrl(tracing.tracesUrl), recordContent: tracingSettings?.recordContent }, 'exporting traces over OTLP');
   const storage: Storage = database
     ? new PostgresStorage({ ...database, onConnectionError: (error) => logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed; the pool opens another') })
     : new LowdbStorage(`${settings.dataDir}/tables`, storageSettings);

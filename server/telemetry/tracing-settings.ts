@@ -66,3 +66,13 @@ function batchSettingsFromEnvironment(env: Environment): BatchSettings {
   if (exportTimeoutMillis !== undefined) settings.exportTimeoutMillis = exportTimeoutMillis;
   return settings;
 }
+
+/** A URL fit for a log line or a terminal: no user, password or query (an endpoint may carry credentials). */
+export function printableUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(not a valid URL)';
+  }
+}
