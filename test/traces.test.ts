@@ -111,6 +111,21 @@ describe('traces over OTLP', () => {
     expect(writes[0]!.attributes).toMatchObject({ 'harness.storage.table': 'conversations' });
   });
 
+  it('answering an approval records the wait, from the request to the answer, in the answering turn', async () => {
+    await traced.putAgent('approver', { tools: { test_async: { async: true, durationMs: 5, needsApproval: true } } });
+    const asked = (await (await traced.send('POST', '/agents/approver/chat', { conversationKey: 'k-approval', message: 'call test_async {"label":"needs a yes"}' })).json()) as { status: string; pendingApprovals: { approvalId: string }[] };
+    expect(asked.status).toBe('awaiting_approval');
+    const approvalId = asked.pendingApprovals[0]!.approvalId;
+    const answered = await traced.send('POST', '/agents/approver/chat', { conversationKey: 'k-approval', message: { role: 'tool', content: [{ type: 'tool-approval-response', approvalId, approved: false, reason: 'not now' }] } });
+    expect(answered.status).toBe(200);
+    const spans = await receiver.waitFor((received) => received.some((span) => span.name === 'harness.tool.approval_wait' && span.attributes['harness.approval.id'] === approvalId));
+    const wait = spans.find((span) => span.name === 'harness.tool.approval_wait' && span.attributes['harness.approval.id'] === approvalId)!;
+    expect(wait.attributes).toMatchObject({ 'harness.tool.name': 'test_async', 'harness.approval.approved': false });
+    expect(wait.endTimeUnixNano).toBeGreaterThanOrEqual(wait.startTimeUnixNano);
+    const turn = (await receiver.waitFor((received) => received.some((span) => span.spanId === wait.parentSpanId))).find((span) => span.spanId === wait.parentSpanId)!;
+    expect(turn.name).toBe('harness.turn');
+  });
+
   it('a streamed (SSE) turn is a child of its request span, which ends with the stream', async () => {
     const response = await fetch(`${traced.service.agentUrl}/agents/helper/chat`, {
       method: 'POST',
