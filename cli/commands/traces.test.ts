@@ -18,7 +18,7 @@ describe('harness traces', () => {
     await runTraces(context, {});
     const output = context.output();
     expect(output).toContain('traces: on');
-    expect(output).toContain('https://collector.example:4318/v1/traces');
+    expect(output).toContain('https://collector.example:4318/v1/traces (OTLP/HTTP, protobuf; from OTEL_EXPORTER_OTLP_ENDPOINT)');
     expect(output).toContain('service.name:      agents');
     expect(output).toContain('content recording: off');
     expect(output).not.toContain('hunter2');
@@ -27,7 +27,7 @@ describe('harness traces', () => {
   it('with --json, prints the report as one JSON line', async () => {
     const context = await createTestContext({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces', HARNESS_OTEL_RECORD_CONTENT: 'true' } });
     await runTraces(context, { json: true });
-    expect(JSON.parse(context.output())).toEqual({ source: 'environment', enabled: true, tracesUrl: 'http://127.0.0.1:4318/v1/traces', serviceName: 'harness', recordContent: true });
+    expect(JSON.parse(context.output())).toEqual({ source: 'environment', enabled: true, tracesUrl: 'http://127.0.0.1:4318/v1/traces', serviceName: 'harness', recordContent: true, setBy: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' });
   });
 
   it('with --stage, reports what the stage\'s service logged at its last start', async () => {

@@ -15,12 +15,15 @@ export interface TracesReport {
   tracesUrl?: string;
   serviceName?: string;
   recordContent?: boolean;
+  /** Which variable set the URL (environment source only). */
+  setBy?: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_EXPORTER_OTLP_ENDPOINT';
 }
 
 function fromEnvironment(env: Record<string, string | undefined>): TracesReport {
   const settings = tracingSettingsFromEnvironment(env);
   if (!settings) return { source: 'environment', enabled: false };
-  return { source: 'environment', enabled: true, tracesUrl: printableUrl(settings.tracesUrl), serviceName: settings.serviceName, recordContent: settings.recordContent };
+  const setBy = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  return { source: 'environment', enabled: true, tracesUrl: printableUrl(settings.tracesUrl), serviceName: settings.serviceName, recordContent: settings.recordContent, setBy };
 }
 
 /**
@@ -50,7 +53,7 @@ export function formatTracesReport(report: TracesReport): string {
   }
   return [
     `traces: on for ${where}`,
-    `  sent to:           ${report.tracesUrl ?? '(see the service log)'} (OTLP/HTTP, protobuf)`,
+    `  sent to:           ${report.tracesUrl ?? '(see the service log)'} (OTLP/HTTP, protobuf${report.setBy ? `; from ${report.setBy}` : ''})`,
     ...(report.serviceName ? [`  service.name:      ${report.serviceName}`] : []),
     `  content recording: ${report.recordContent ? 'on (prompts, messages and tool inputs/outputs are in spans)' : 'off (HARNESS_OTEL_RECORD_CONTENT=true turns it on)'}`,
     '  look at them in the backend behind that endpoint; locally, for example Jaeger:',
