@@ -19,6 +19,7 @@ import { logsCommand } from './commands/logs.js';
 import { outputsCommand } from './commands/outputs.js';
 import { secretsCommand } from './commands/secrets.js';
 import { stopCommand } from './commands/stop.js';
+import { tracesCommand } from './commands/traces.js';
 
 /** Applies a setting to a command and every subcommand below it. */
 function everyCommand(command: Command, apply: (command: Command) => void): void {
@@ -53,7 +54,8 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(stopCommand(context))
     .addCommand(logsCommand(context))
     .addCommand(outputsCommand(context))
-    .addCommand(secretsCommand(context));
+    .addCommand(secretsCommand(context))
+    .addCommand(tracesCommand(context));
 
   everyCommand(program, (command) => {
     command.exitOverride().configureOutput({

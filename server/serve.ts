@@ -25,6 +25,8 @@ import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
 import { startNatsService, type NatsService } from './nats/nats-service.js';
 import { createProcessLogger } from './process-logger.js';
 import { bucketFolderFor, readRuntimeSettings } from './runtime-settings.js';
+import { startTracing } from './telemetry/start-tracing.js';
+import { printableUrl, tracingSettingsFromEnvironment } from './telemetry/tracing-settings.js';
 
 export interface ServeOptions {
   accountPort?: number;
@@ -70,6 +72,11 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   // lowdb files belong to one process; on PostgreSQL, replicas share the database instead.
   const lock = database ? undefined : await lockDataFolder(settings.dataDir);
   const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
+  const replicaName = process.env.HARNESS_REPLICA_ID || `${hostname()}:${settings.dataDir}`;
+  // Before anything is built: the HTTP apps add their tracing hooks only when tracing is on.
+  const tracingSettings = tracingSettingsFromEnvironment();
+  const tracing = tracingSettings ? startTracing({ settings: tracingSettings, instanceId: replicaName }) : undefined;
+  if (tracing) logger?.info({ event: 'tracing', tracesUrl: printableUrl(tracing.tracesUrl), recordContent: tracingSettings?.recordContent }, 'exporting traces over OTLP');
   const storage: Storage = database
     ? new PostgresStorage({ ...database, onConnectionError: (error) => logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed; the pool opens another') })
     : new LowdbStorage(`${settings.dataDir}/tables`, storageSettings);
@@ -95,7 +102,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
           connectionString: database.connectionString,
           settings: coordinationSettingsFromEnvironment(),
           logger: logger ?? silentLogger,
-          replicaName: process.env.HARNESS_REPLICA_ID || `${hostname()}:${settings.dataDir}`,
+          replicaName,
         }) : undefined;
     const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap, sandboxSettings, sandboxCgroups, coordination });
     // Before core.start(): boot recovery may hand NATS continuations to the gateway.
@@ -121,6 +128,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
           await natsService.close();
           await core.stop();
           await storage.close();
+          await tracing?.shutdown();
           await lock?.release();
         })();
         return closing;
@@ -130,6 +138,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     await nats?.close();
     await coordination?.close().catch(() => undefined);
     await storage.close().catch(() => undefined); // the start's own error is the one to report
+    await tracing?.shutdown().catch(() => undefined);
     await lock?.release();
     throw error;
   }

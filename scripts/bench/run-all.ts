@@ -12,6 +12,7 @@ import { runNatsBench } from './nats.js';
 import { runScaleOutBench } from './scale-out.js';
 import { runStorageBench } from './storage.js';
 import { runPostgresStorageBench } from './storage-postgres.js';
+import { runTracingBench } from './tracing.js';
 import { runTurnBenches } from './turn.js';
 
 const started = performance.now();
@@ -25,6 +26,7 @@ async function section(name: string, run: () => Promise<unknown>): Promise<void>
 await section('storage', () => runStorageBench());
 await section('storagePostgres', () => runPostgresStorageBench());
 await section('turn', () => runTurnBenches());
+await section('tracing', () => runTracingBench({ baselineRef: process.env.HARNESS_BENCH_BASELINE_REF }));
 await section('conversationLength', () => runConversationLengthBench());
 await section('async', () => runAsyncBench());
 await section('nats', () => runNatsBench());

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { errorBody, installErrorHandling } from './error-handler.js';
 import { type DocumentInfo, registerOpenApiDocument, serveOpenApiDocument } from './openapi/openapi-document.js';
+import { installRequestTracing } from './request-tracing.js';
 
 export const bodyLimitBytes = 1024 * 1024;
 const maxPathParameterLength = 2048;
@@ -50,6 +51,7 @@ export function createApp(options: AppOptions, document: DocumentInfo, registerR
   // `application/merge-patch+json` (RFC 7396) and other `+json` types parse as JSON too.
   app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
   installErrorHandling(app);
+  installRequestTracing(app);
   const routes: RouteEntry[] = [];
   app.decorate('routeCatalog', routes);
   app.addHook('onRoute', (route) => {

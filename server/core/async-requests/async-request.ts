@@ -38,6 +38,8 @@ export interface AsyncRequestRecord {
   pendingAsyncTools?: PendingAsyncToolView[];
   /** The tokens of every model call of this turn so far, its continuations included. */
   usage?: TokenUsage;
+  /** The W3C `traceparent` of the span that queued the request (tracing on): its run continues that trace. */
+  traceparent?: string;
   createdAt: string;
   updatedAt: string;
 }

@@ -3,6 +3,7 @@ import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import type { AsyncRequestJob } from '../background-jobs/background-job.js';
 import { NotFoundError } from '../errors.js';
+import { traceparentField } from '../telemetry/traceparent.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TurnInput } from '../turns/turn-input.js';
 import { noUsage, type TokenUsage } from '../usage/token-usage.js';
@@ -54,6 +55,7 @@ export class AsyncRequests {
       conversationKey: request.conversationKey,
       transport: request.transport ?? 'async',
       input: request.input,
+      ...traceparentField(),
     });
     this.options.enqueue({ kind: 'async-request', eventId });
     return { eventId };

@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import type { Span } from '@opentelemetry/api';
 import type { Tool } from 'ai';
 import type { Logger } from '../logger.js';
+import { runInSpan } from '../telemetry/spans.js';
+import { activeTraceparent } from '../telemetry/traceparent.js';
 import { ConditionFailedError, type WriteOperation } from '../storage/table-store.js';
 import type { AsyncToolOptions } from '../tools/async-tool-options.js';
 import { type AsyncExecution, type AsyncTableRow, type AsyncToolResult, completePathFor, type DeliveryMetadata, type DispatchGroup, groupKey, resultIdFor } from './async-tool-result.js';
 import type { AsyncToolResultsRepository } from './async-tool-results-repository.js';
 import type { AsyncOutcome } from './async-settlement.js';
 import type { AsyncToolCompletions } from './async-tool-completions.js';
+import { endAsyncWaitSpan, startAsyncWaitSpan } from './async-tool-spans.js';
 
 export interface AsyncPassOwner {
   accountId: string;
@@ -42,9 +46,11 @@ function asResponse(value: unknown): Record<string, unknown> {
 export class AsyncPass {
   readonly groupId = `grp_${randomBytes(12).toString('hex')}`;
   private nextIndex = 0;
-  private readonly pending = new Map<string, { toolCallId: string; toolName: string; promise: Promise<AsyncOutcome> }>();
+  private readonly pending = new Map<string, { toolCallId: string; toolName: string; promise: Promise<AsyncOutcome>; span?: Span }>();
   private readonly external: string[] = [];
   private readonly rows: AsyncToolResult[] = [];
+  /** The turn's span, stored with the group so its continuation (on any replica) links to it. */
+  private readonly traceparent = activeTraceparent();
 
   constructor(
     private readonly owner: AsyncPassOwner,
@@ -77,11 +83,12 @@ export class AsyncPass {
         const asyncTool: AsyncToolOptions = { resultId, completePath: completePathFor(resultId) };
         const run = async (): Promise<unknown> => await execute(input, { ...options, asyncTool } as typeof options);
         if (execution === 'same-invocation') {
-          const promise = run().then(
+          const span = startAsyncWaitSpan(name, resultId);
+          const promise = runInSpan(span, run).then(
             (value): AsyncOutcome => ({ status: 'completed', response: asResponse(value) }),
             (error: unknown): AsyncOutcome => ({ status: 'failed', error: describe(error) }),
           );
-          this.pending.set(resultId, { toolCallId: options.toolCallId, toolName: name, promise });
+          this.pending.set(resultId, { toolCallId: options.toolCallId, toolName: name, promise, ...(span ? { span } : {}) });
           return { resultId, status: 'processing' };
         }
         try {
@@ -136,6 +143,7 @@ export class AsyncPass {
               sealed: false,
               settledCount: 0,
               delivery: this.owner.delivery,
+              ...(this.traceparent ? { traceparent: this.traceparent } : {}),
               createdAt: timestamp,
               updatedAt: timestamp,
             };
@@ -166,6 +174,7 @@ export class AsyncPass {
       });
       const outcome = await Promise.race([call.promise, timeout]);
       clearTimeout(timer);
+      endAsyncWaitSpan(call.span, outcome.status);
       await this.completions.settleInProcess(resultId, outcome);
       settled.push({ resultId, toolCallId: call.toolCallId, toolName: call.toolName, outcome });
     }

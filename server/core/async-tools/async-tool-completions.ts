@@ -1,6 +1,7 @@
 import type { DispatchGroup } from './async-tool-result.js';
 import type { AsyncOutcome, AsyncSettlement, SettlementResult } from './async-settlement.js';
 import type { ContinuationDispatcher } from './continuation-dispatcher.js';
+import { traceCompletion } from './async-tool-spans.js';
 
 /** The completion endpoint's answer. */
 export interface CompletionAnswer {
@@ -23,7 +24,11 @@ export class AsyncToolCompletions {
   ) {}
 
   /** `POST /async-tools/{resultId}/complete`: settle an external-dispatch row of the account's. */
-  async complete(accountId: string, resultId: string, outcome: AsyncOutcome): Promise<CompletionAnswer> {
+  complete(accountId: string, resultId: string, outcome: AsyncOutcome): Promise<CompletionAnswer> {
+    return traceCompletion(accountId, resultId, outcome, () => this.completeUntraced(accountId, resultId, outcome));
+  }
+
+  private async completeUntraced(accountId: string, resultId: string, outcome: AsyncOutcome): Promise<CompletionAnswer> {
     const settled = this.dispatchClaim(await this.settlement.settle(resultId, outcome, 'endpoint', accountId));
     return {
       resultId: settled.resultId,

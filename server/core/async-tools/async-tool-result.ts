@@ -62,6 +62,8 @@ export interface DispatchGroup {
     claimedAt: string;
     finishedAt?: string;
   };
+  /** The W3C `traceparent` of the turn that made the group (tracing on): its continuation's span links to it. */
+  traceparent?: string;
   createdAt: string;
   updatedAt: string;
 }

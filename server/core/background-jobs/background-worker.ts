@@ -1,4 +1,5 @@
 import { AccountDisabledError } from '../accounts/account-status.js';
+import type { AsyncRequestRecord } from '../async-requests/async-request.js';
 import type { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
 import type { AsyncSettlement } from '../async-tools/async-settlement.js';
 import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
@@ -7,6 +8,7 @@ import type { Logger } from '../logger.js';
 import { runTurnToEnd } from '../turns/run-turn-to-end.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
 import { type AsyncRequestJob, backgroundJobKey, type ContinuationJob } from './background-job.js';
+import { linkContinuationToTurn, traceAsyncRequest, traceContinuation } from './background-job-spans.js';
 import { inMemoryJobQueues } from './bounded-job-queue.js';
 import type { JobDelivery, JobQueue, JobQueueFactory } from './job-queue.js';
 
@@ -57,7 +59,7 @@ export class BackgroundWorker {
   private async run(job: AsyncRequestJob | ContinuationJob, delivery: JobDelivery): Promise<void> {
     try {
       if (job.kind === 'async-request') await this.runAsyncRequest(job.eventId, delivery);
-      else await this.runContinuation(job.groupId);
+      else await traceContinuation(job.groupId, () => this.runContinuation(job.groupId));
     } catch (error) {
       this.options.logger.error({ event: 'background-worker', job, error: (error as Error).message }, 'background job failed');
     }
@@ -69,9 +71,15 @@ export class BackgroundWorker {
    * `processing` and takes it over, so the request still ends; a row already final is left.
    */
   private async runAsyncRequest(eventId: string, delivery: JobDelivery): Promise<void> {
-    const { transitions, turns, logger } = this.options;
+    const { transitions } = this.options;
     const claimed = (await transitions.claim(eventId)) ?? (delivery.attempt > 1 ? await transitions.takeOver(eventId) : undefined);
     if (!claimed?.input) return;
+    await traceAsyncRequest(claimed, () => this.runClaimed(eventId, claimed));
+  }
+
+  private async runClaimed(eventId: string, claimed: AsyncRequestRecord): Promise<void> {
+    const { transitions, turns, logger } = this.options;
+    if (!claimed.input) return;
     try {
       const result = await runTurnToEnd(
         await turns.start({
@@ -102,6 +110,7 @@ export class BackgroundWorker {
     const { transitions, turns, logger, settlement } = this.options;
     const group = (await this.options.asyncResults.snapshot(groupId)).group?.value;
     if (group?.continuation?.state !== 'claimed') return;
+    linkContinuationToTurn(group);
     const delivery = this.options.deliveries.deliveryFor(group.delivery.transport);
     const eventId = group.delivery.eventId;
     let result;

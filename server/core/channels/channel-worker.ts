@@ -6,12 +6,15 @@ import { backgroundJobKey, type ChannelDeliveryJob } from '../background-jobs/ba
 import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
 import type { JobQueue, JobQueueFactory } from '../background-jobs/job-queue.js';
 import type { Logger } from '../logger.js';
+import { spanAttribute } from '../telemetry/span-attributes.js';
+import { annotateActiveSpan } from '../telemetry/spans.js';
 import { runTurnToEnd } from '../turns/run-turn-to-end.js';
 import type { TurnResult } from '../turns/turn-types.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
 import type { ReplyTarget } from './channel-adapter.js';
 import { getChannelAdapter, isChannelProvider } from './channel-registry.js';
 import { channelConfigOf } from './channel-config.js';
+import { traceChannelDelivery } from './channel-delivery-span.js';
 import type { ChannelDeliveriesRepository, DeliveryRef } from './channel-deliveries-repository.js';
 import { sendReplyRequests } from './channel-reply-sender.js';
 import { apologyText, channelDenialReason, replyTextsFor } from './channel-reply-text.js';
@@ -103,7 +106,7 @@ export class ChannelWorker {
 
   private async run(job: ChannelDeliveryJob): Promise<void> {
     try {
-      await this.runDelivery(job.ref);
+      await traceChannelDelivery(job.ref, () => this.runDelivery(job.ref));
     } catch (error) {
       // Only storage failures get here; the delivery stays `accepted` and the next boot retries it.
       this.options.logger.error({ event: 'channel-worker', kind: job.kind, error: (error as Error).message }, 'channel job failed');
@@ -147,6 +150,7 @@ export class ChannelWorker {
       await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, [apologyText], logFields);
     }
     const finishedAt = this.options.now().toISOString();
+    annotateActiveSpan(() => ({ [spanAttribute.channelOutcome]: failure === undefined ? 'done' : 'failed' }));
     await deliveries.finish(ref, failure === undefined ? { status: 'done' } : { status: 'failed', error: failure }, finishedAt);
   }
 

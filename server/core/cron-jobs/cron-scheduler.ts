@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { CronJobRecord, CronRun, CronRunStatus } from './cron-job.js';
 import type { CronJobsRepository, SlotClaim } from './cron-jobs-repository.js';
 import type { CronEventOutcome, CronRunLauncher } from './cron-run-launcher.js';
+import { traceCronFire } from './cron-fire-span.js';
 import { DueQueue, type DueEntry } from './due-queue.js';
 import { maxTimerDelayMs, type SchedulerClock, type SchedulerTimer } from './scheduler-clock.js';
 import { slotsThrough } from './slots-through.js';
@@ -293,7 +294,7 @@ export class CronScheduler implements CronJobObserver {
   private async claimed({ claimed, run }: SlotClaim): Promise<void> {
     if (claimed.status === 'active') this.jobChanged(claimed);
     this.options.logger.info({ event: 'cron-fire', cronJobId: claimed.cronJobId, scheduledFor: run.scheduledFor, eventId: run.eventId, ...(run.catchUp ? { missedSlots: run.catchUp.missedSlots } : {}) }, 'cron job fired');
-    await this.launch(claimed, run);
+    await traceCronFire(claimed, run, () => this.launch(claimed, run));
   }
 
   /**

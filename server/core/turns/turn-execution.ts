@@ -12,6 +12,7 @@ import { collectSecretValues } from '../secrets/redaction.js';
 import type { AccountUsage } from '../usage/account-usage.js';
 import { type StepUsage, stepUsage, usagePerMessage } from '../usage/step-usage.js';
 import { addUsage, sumUsage } from '../usage/token-usage.js';
+import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError } from './model-error.js';
@@ -166,6 +167,7 @@ export class TurnExecution {
         stopWhen: stepCountIs(maxSteps),
         maxRetries: this.services.modelMaxRetries,
         ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
+        ...modelTelemetry({ accountId: request.accountId, agentId: request.agentId, turnId }),
         onError: ({ error }) => {
           modelError = error;
         },

@@ -16,6 +16,7 @@ import { asyncResultsMessages, syntheticCallId, type SettledAsyncCall } from './
 import type { ConversationLocks } from './conversation-locks.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { TurnAdmission } from './turn-admission.js';
+import { recordApprovalWaits, traceAdmission, traceTurn } from './turn-tracing.js';
 import { type PassHolder, TurnExecution, type TurnExecutionServices } from './turn-execution.js';
 import type { StartedTurn, TurnRequest } from './turn-types.js';
 
@@ -71,14 +72,20 @@ export class TurnRunner {
   }
 
   /** A turn for a user message or approval answers. */
-  async start(request: TurnRequest): Promise<StartedTurn> {
+  start(request: TurnRequest): Promise<StartedTurn> {
+    return traceTurn('message', request, () => this.startMessage(request));
+  }
+
+  private async startMessage(request: TurnRequest): Promise<StartedTurn> {
     const { admission } = this.options;
-    admission.checkInput(request.input);
-    await admission.checkAccount(request.accountId, request.accountReadByRequest);
-    await admission.checkBudget(request.accountId, request.input);
-    const agent = await this.options.agents.load(request.accountId, request.agentId);
-    admission.checkTransport(agent, request.transport);
-    const giveBack = await admission.takeSlot(request.accountId, request.transport);
+    const { agent, giveBack } = await traceAdmission(async () => {
+      admission.checkInput(request.input);
+      await admission.checkAccount(request.accountId, request.accountReadByRequest);
+      await admission.checkBudget(request.accountId, request.input);
+      const agent = await this.options.agents.load(request.accountId, request.agentId);
+      admission.checkTransport(agent, request.transport);
+      return { agent, giveBack: await admission.takeSlot(request.accountId, request.transport) };
+    });
     try {
       const started = await this.begin(agent, request, (state, turnId, timestamp) => this.applyInput(state, request, turnId, timestamp));
       void started.result.finally(giveBack);
@@ -93,9 +100,16 @@ export class TurnRunner {
    * The continuation of a dispatch group whose calls all settled: their results are injected
    * into the conversation and the model runs again, on the transport the group was made on.
    */
-  async startContinuation(group: DispatchGroup): Promise<StartedTurn> {
-    await this.options.admission.checkAccount(group.accountId);
-    const agent = await this.options.agents.load(group.accountId, group.agentId);
+  startContinuation(group: DispatchGroup): Promise<StartedTurn> {
+    const subject = { accountId: group.accountId, agentId: group.agentId, conversationKey: group.conversationKey, transport: group.delivery.transport, eventId: group.delivery.eventId };
+    return traceTurn('continuation', subject, () => this.startContinuationTurn(group));
+  }
+
+  private async startContinuationTurn(group: DispatchGroup): Promise<StartedTurn> {
+    const agent = await traceAdmission(async () => {
+      await this.options.admission.checkAccount(group.accountId);
+      return this.options.agents.load(group.accountId, group.agentId);
+    });
     const request: TurnRequest = {
       accountId: group.accountId,
       agentId: group.agentId,
@@ -190,6 +204,7 @@ export class TurnRunner {
       return { ready: true };
     }
     const toolMessage = applyApprovalAnswers(state, input.answers, now);
+    recordApprovalWaits(state.approvals, input.answers.map((answer) => answer.approvalId));
     if (!toolMessage) return { ready: false };
     state.messages.push({ message: toolMessage, turnId, createdAt: now });
     return { ready: true };

@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../../test/support/otlp-receiver.js';
+import { spanName } from '../core/telemetry/span-attributes.js';
+import { inSpan, startSpan } from '../core/telemetry/spans.js';
+import { linksTo, traceparentOf } from '../core/telemetry/traceparent.js';
+import { tracingState } from '../core/telemetry/tracing-state.js';
+import { startTracing } from './start-tracing.js';
+import { tracingSettingsFromEnvironment } from './tracing-settings.js';
+
+let receiver: OtlpReceiver | undefined;
+
+afterEach(async () => {
+  await receiver?.close();
+  receiver = undefined;
+});
+
+describe('startTracing', () => {
+  it('exports spans over OTLP/HTTP protobuf with the resource, parents, links, attributes and status', async () => {
+    receiver = await startOtlpReceiver();
+    const settings = tracingSettingsFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'harness-test' })!;
+    const tracing = startTracing({ settings, instanceId: 'replica-1' });
+    let parentContext: string | undefined;
+    await inSpan('outer', () => ({ text: 'value', count: 3, ratio: 0.5, flag: true, list: ['a', 'b'] }), async (outer) => {
+      parentContext = traceparentOf(outer);
+      await inSpan('inner', undefined, async () => undefined);
+      await inSpan('failing', undefined, () => Promise.reject(new TypeError('the details stay out'))).catch(() => undefined);
+    });
+    startSpan('linked', undefined, { root: true, links: linksTo(parentContext) })?.end();
+    await tracing.shutdown();
+    expect(tracingState()).toBeUndefined();
+
+    const spans = await receiver.waitFor((received) => received.length >= 4);
+    const byName = new Map(spans.map((span) => [span.name, span]));
+    const outer = byName.get('outer')!;
+    expect(outer.parentSpanId).toBe('');
+    expect(outer.attributes).toMatchObject({ text: 'value', count: 3, ratio: 0.5, flag: true, list: ['a', 'b'] });
+    expect(outer.resource).toMatchObject({ 'service.name': 'harness-test', 'service.instance.id': 'replica-1' });
+    expect(outer.scope.name).toBe('harness');
+    expect(outer.endTimeUnixNano).toBeGreaterThanOrEqual(outer.startTimeUnixNano);
+    expect(byName.get('inner')).toMatchObject({ traceId: outer.traceId, parentSpanId: outer.spanId });
+    const failing = byName.get('failing')!;
+    expect(failing.status).toEqual({ code: 2, message: 'TypeError' });
+    expect(failing.attributes['error.type']).toBe('TypeError');
+    const linked = byName.get('linked')!;
+    expect(linked.traceId).not.toBe(outer.traceId);
+    expect(linked.links).toEqual([{ traceId: outer.traceId, spanId: outer.spanId, attributes: {} }]);
+    expect(receiver.refused()).toEqual([]);
+  });
+
+  it('makes no span and runs the work alone when tracing is off', async () => {
+    expect(tracingState()).toBeUndefined();
+    expect(startSpan(spanName.turn)).toBeUndefined();
+    await expect(inSpan(spanName.turn, undefined, async (span) => span)).resolves.toBeUndefined();
+  });
+});
