@@ -136,8 +136,7 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterUpRes
     await writeClusterState(paths, state);
 
     const environment = replicaEnvironment(options.environment, { databaseUrl, secrets, host, bucketFolder: paths.bucketFolder });
-    // One after another: the first migrates the database, the others find it done.
-    for (let index = 1; index <= (options.replicas ?? 3); index += 1) {
+    const startReplica = async (index: number): Promise<void> => {
       const folder = clusterReplicaFolder(paths, index);
       const started = await startDetachedService({
         folder,
@@ -151,8 +150,15 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterUpRes
         label: `Replica ${index}`,
       });
       state.replicas.push({ index, accountServiceUrl: started.accountUrl, agentServiceUrl: started.agentUrl, pid: started.pid, logFile: folder.logFile });
+      state.replicas.sort((left, right) => left.index - right.index);
       await writeClusterState(paths, state);
-    }
+    };
+    // The first alone (it migrates the database), then the others together: they find it done.
+    await startReplica(1);
+    const others = Array.from({ length: (options.replicas ?? 3) - 1 }, (_, offset) => startReplica(offset + 2));
+    const outcomes = await Promise.allSettled(others);
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   } catch (error) {
     await stopCluster(paths, state, { timeoutMs: 5_000 }).catch(() => undefined);
     throw error;
