@@ -6,6 +6,7 @@ import { agentCommand } from './commands/agent.js';
 import { asyncCommand } from './commands/async.js';
 import { channelsCommand } from './commands/channels.js';
 import { chatCommand } from './commands/chat.js';
+import { clusterCommand } from './commands/cluster.js';
 import { completeCommand } from './commands/complete.js';
 import { cronCommand } from './commands/cron.js';
 import { mockWorkerCommand } from './commands/mock-worker.js';
@@ -52,6 +53,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(chatCommand(context))
     .addCommand(deployCommand(context))
     .addCommand(stopCommand(context))
+    .addCommand(clusterCommand(context))
     .addCommand(logsCommand(context))
     .addCommand(outputsCommand(context))
     .addCommand(secretsCommand(context))

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../cli/deploy/process-control.js';
 import type { DeployOutputs } from '../cli/deploy/deploy-outputs.js';
@@ -8,7 +8,9 @@ import { runInProcess } from '../cli/test-support/run-in-process.js';
 import { createTestContext, type TestContext } from '../cli/test-support/test-context.js';
 import { defineInfrastructure } from '../server/core/infrastructure.js';
 import { runSmoke } from '../scripts/smoke.js';
+import { postgresInstalled, startPostgresServer, type PostgresServer } from './support/postgres-server.js';
 import { temporaryFolder } from './support/temporary-folder.js';
+import { testDatabaseUrl } from './support/test-storage.js';
 
 /**
  * `harness deploy` end to end on the local target: a build, the detached services from
@@ -129,6 +131,56 @@ describe('harness deploy on the local target', () => {
     await runInProcess(logsContext, ['logs', '--stage', stage, '-n', '1000']);
     expect(logsContext.output().match(/--- harness deploy: starting stage e2e/g)).toHaveLength(2);
     expect(logsContext.output()).toContain('"service":"account"');
+  });
+
+  it('deploys 2 replicas on one PostgreSQL: both serve the same data, logs per replica, a redeploy to 1 stops both', { timeout: 120_000, skip: !postgresInstalled() }, async () => {
+    const replicaStage = 'e2e-replicas';
+    // The run's database when the suite is on PostgreSQL, else a server of this test's own.
+    let server: PostgresServer | undefined;
+    const databaseUrl = (await testDatabaseUrl(`${root.path}/${replicaStage}`)) ?? (server = await startPostgresServer()).adminUrl;
+    const password = new URL(databaseUrl).password;
+    const folder = stageFolder(root.path, replicaStage);
+    try {
+      const deployContext = await context();
+      await runInProcess(deployContext, ['deploy', '--stage', replicaStage, '--skip-checks', '--skip-build', '--replicas', '2', '--database-url', databaseUrl, '--account-port', '0', '--agent-port', '0', '--json']);
+      const outputs = JSON.parse(deployContext.output()) as DeployOutputs;
+      expect(outputs.replicas.map((replica) => replica.index)).toEqual([1, 2]);
+      expect(outputs.accountServiceUrl).toBe(outputs.replicas[0]!.accountServiceUrl);
+      expect(outputs.pid).toBe(outputs.replicas[0]!.pid);
+      expect(outputs.inputs).toMatchObject({ replicas: 2, databaseUrl: expect.stringMatching(/^postgres:\/\/harness@127\.0\.0\.1:\d+\//) });
+      expect(deployContext.output() + deployContext.errors()).not.toContain(password);
+      expect(await readFile(folder.outputsFile, 'utf8')).not.toContain(password);
+
+      const [first, second] = outputs.replicas as [DeployOutputs['replicas'][number], DeployOutputs['replicas'][number]];
+      const created = await fetch(`${first.accountServiceUrl}/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'shared', description: 'through replica 1' }) });
+      expect(created.status).toBe(201);
+      const secret = ((await created.json()) as { secret: string }).secret;
+      expect(await getJson(`${second.accountServiceUrl}/accounts/me`, secret)).toMatchObject({ status: 200, body: { username: 'shared' } });
+
+      const logsContext = await context();
+      await runInProcess(logsContext, ['logs', '--stage', replicaStage, '-n', '1000']);
+      expect(logsContext.output()).toContain(`[replica 1] --- harness deploy: starting stage ${replicaStage} replica 1`);
+      expect(logsContext.output()).toContain(`[replica 2] --- harness deploy: starting stage ${replicaStage} replica 2`);
+      const oneLog = await context();
+      await runInProcess(oneLog, ['logs', '--stage', replicaStage, '--replica', '2', '-n', '1000']);
+      expect(oneLog.output()).toMatch(new RegExp(`^--- harness deploy: starting stage ${replicaStage} replica 2`));
+
+      const redeployContext = await context();
+      await runInProcess(redeployContext, ['deploy', '--stage', replicaStage, '--skip-checks', '--skip-build', '--database-url', databaseUrl, '--account-port', '0', '--agent-port', '0', '--json']);
+      const single = JSON.parse(redeployContext.output()) as DeployOutputs;
+      expect(single.replicas).toHaveLength(1);
+      expect(isProcessAlive(first.pid)).toBe(false);
+      expect(isProcessAlive(second.pid)).toBe(false);
+      expect(await getJson(`${single.accountServiceUrl}/accounts/me`, secret)).toMatchObject({ status: 200, body: { username: 'shared' } });
+    } finally {
+      await stopStage(folder, { timeoutMs: 5_000 }).catch(() => undefined);
+      await server?.stop();
+    }
+  });
+
+  it('refuses more than one replica without a database', async () => {
+    const deployContext = await context();
+    await expect(runInProcess(deployContext, ['deploy', '--stage', 'e2e-lonely', '--skip-checks', '--skip-build', '--replicas', '3'])).rejects.toThrow(/3 replicas need a shared PostgreSQL database: pass --database-url/);
   });
 
   // The one run of the whole path: the repository's real typecheck, lint and build. Last, so

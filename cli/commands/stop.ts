@@ -13,12 +13,19 @@ export interface StopOptions {
   timeout?: number;
 }
 
-/** Stops a deployed stage's services (SIGTERM, then SIGKILL after the timeout). The data stays. */
+/** Stops every replica of a deployed stage (SIGTERM, then SIGKILL after the timeout). The data stays. */
 export async function runStop(context: CliContext, options: StopOptions): Promise<void> {
   const folder = selectStageFolder(context.env, options.stage);
   const stopped = await stopStage(folder, { timeoutMs: (options.timeout ?? 10) * 1000 });
   if (options.json) {
-    printJson(context.stdout, { stage: folder.stage, stopped: stopped !== undefined, ...(stopped ? { pid: stopped.pid, signal: stopped.signal, elapsedMs: stopped.elapsedMs } : {}) });
+    printJson(context.stdout, {
+      stage: folder.stage,
+      stopped: stopped !== undefined,
+      ...(stopped ? { pid: stopped.pid, signal: stopped.signal, elapsedMs: stopped.elapsedMs, replicas: stopped.replicas } : {}),
+    });
+  } else if (stopped && stopped.replicas.length > 1) {
+    const replicas = stopped.replicas.map((replica) => `replica ${replica.index} (pid ${replica.pid}, ${replica.signal}, ${formatSeconds(replica.elapsedMs)})`);
+    printText(context.stdout, `Stopped stage ${folder.stage}: ${replicas.join(', ')}.`);
   } else if (stopped) {
     printText(context.stdout, `Stopped stage ${folder.stage} (pid ${stopped.pid}, ${stopped.signal}, ${formatSeconds(stopped.elapsedMs)}).`);
   } else {

@@ -1,11 +1,22 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { defineInfrastructure, type TableKey } from '../../server/core/infrastructure.js';
 import { writeFileAtomically } from '../atomic-write.js';
 import { CliError } from '../cli-error.js';
 import { commandHint } from '../command-hint.js';
 import { formatTable } from '../output.js';
 import type { DeployInputs } from './deploy-inputs.js';
+import type { ReplicaInputs } from './replica-inputs.js';
 import type { StageFolder } from './stage-folder.js';
+
+/** One replica of the stage: a `harness serve` process with its two URLs. */
+export interface ReplicaOutputs {
+  /** 1-based; replica 1 runs on the stage folder, replica N on `<stage>/replica-N`. */
+  index: number;
+  accountServiceUrl: string;
+  agentServiceUrl: string;
+  pid: number;
+}
 
 /** Where each runtime secret of the stage comes from; the values are never in the outputs. */
 export type SecretSource = 'environment' | 'generated';
@@ -29,11 +40,23 @@ export interface DeployOutputs {
   secretNames: { adminSecret: string; configEncryptionSecret: string };
   secretSources: { adminSecret: SecretSource; configEncryptionSecret: SecretSource };
   awsProfile: string | null;
-  inputs: { enableDirectApi: boolean; enableWebsocket: boolean | null; natsUrl: string | null; natsTokenSet: boolean };
+  inputs: {
+    enableDirectApi: boolean;
+    enableWebsocket: boolean | null;
+    /** Without user information. */
+    natsUrl: string | null;
+    natsTokenSet: boolean;
+    /** `HARNESS_DATABASE_URL` without its password; null: lowdb files in the stage folder. */
+    databaseUrl: string | null;
+    replicas: number;
+  };
   /** Local target: where the stage lives and which process serves it. */
   stageFolder: string;
   bucketFolder: string;
+  /** Replica 1's process (the top-level URLs are replica 1's too). */
   pid: number;
+  /** Every replica, in order. */
+  replicas: ReplicaOutputs[];
   deployedAt: string;
 }
 
@@ -43,9 +66,12 @@ export interface OutputsSource {
   urls: { accountUrl: string; agentUrl: string };
   pid: number;
   environment: Record<string, string | undefined>;
+  /** Default: one replica, `urls` and `pid`, on lowdb unless the environment names a database. */
+  replicaInputs?: ReplicaInputs;
+  replicas?: ReplicaOutputs[];
 }
 
-export function buildDeployOutputs({ folder, inputs, urls, pid, environment }: OutputsSource): DeployOutputs {
+export function buildDeployOutputs({ folder, inputs, urls, pid, environment, replicaInputs, replicas }: OutputsSource): DeployOutputs {
   const infrastructure = defineInfrastructure(inputs.stage);
   const source = (name: string): SecretSource => (environment[name] ? 'environment' : 'generated');
   return {
@@ -61,10 +87,18 @@ export function buildDeployOutputs({ folder, inputs, urls, pid, environment }: O
     secretNames: { ...infrastructure.secrets },
     secretSources: { adminSecret: source('HARNESS_ADMIN_SECRET'), configEncryptionSecret: source('HARNESS_CONFIG_ENCRYPTION_SECRET') },
     awsProfile: inputs.awsProfile,
-    inputs: { enableDirectApi: inputs.enableDirectApi, enableWebsocket: inputs.enableWebsocket, natsUrl: inputs.natsUrl, natsTokenSet: inputs.natsTokenSet },
+    inputs: {
+      enableDirectApi: inputs.enableDirectApi,
+      enableWebsocket: inputs.enableWebsocket,
+      natsUrl: inputs.natsUrl,
+      natsTokenSet: inputs.natsTokenSet,
+      databaseUrl: replicaInputs?.databaseUrl ?? null,
+      replicas: replicaInputs?.replicas ?? 1,
+    },
     stageFolder: folder.path,
-    bucketFolder: folder.bucketFolder,
+    bucketFolder: environment.HARNESS_BUCKET_DIR ? resolve(environment.HARNESS_BUCKET_DIR) : folder.bucketFolder,
     pid,
+    replicas: replicas ?? [{ index: 1, accountServiceUrl: urls.accountUrl, agentServiceUrl: urls.agentUrl, pid }],
     deployedAt: new Date().toISOString(),
   };
 }
@@ -111,8 +145,13 @@ export function formatDeployOutputs(outputs: DeployOutputs): string {
     ['directApi', String(outputs.inputs.enableDirectApi)],
     ['websocket', flag(outputs.inputs.enableWebsocket, 'default')],
     ['natsUrl', outputs.inputs.natsUrl ?? '(embedded nats-server)'],
+    ['databaseUrl', outputs.inputs.databaseUrl ?? '(lowdb files in the stage folder)'],
     ['stageFolder', outputs.stageFolder],
     ['pid', String(outputs.pid)],
+    // Older outputs files have no replicas; a stage of one shows nothing more than before.
+    ...((outputs.replicas ?? []).length > 1
+      ? outputs.replicas.map((replica): [string, string] => [`replica ${replica.index}`, `${replica.accountServiceUrl}  ${replica.agentServiceUrl}  pid ${replica.pid}`])
+      : []),
     ['deployedAt', outputs.deployedAt],
   ];
   return formatTable(['output', 'value'], rows);
