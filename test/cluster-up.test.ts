@@ -14,9 +14,6 @@ import { temporaryFolder } from './support/temporary-folder.js';
  * PostgreSQL, 3 NATS servers, the fixtures and 3 replicas detached, and returns. Work written
  * through one replica is read and run through the others; `cluster down` leaves no process.
  */
-const natsInstalled = await findNatsServerBinary().then(() => true, () => false);
-const runnable = postgresInstalled() && natsInstalled;
-
 let root: { path: string; remove: () => Promise<void> };
 let environment: Record<string, string>;
 let state: ClusterState | undefined;
@@ -34,6 +31,9 @@ async function request(url: string, init: { method?: string; secret?: string; bo
 beforeAll(async () => {
   root = await temporaryFolder('harness-cluster-up-');
   environment = cliEnvironment(join(root.path, 'config'), { HARNESS_CLUSTER_DIR: join(root.path, 'cluster'), LOG_LEVEL: 'warn' });
+  // Missing binaries fail the test with how to install them, rather than skip it.
+  await findNatsServerBinary();
+  if (!postgresInstalled()) throw new Error('harness cluster up needs PostgreSQL: install Debian\'s postgresql package (apt-get install postgresql) or set HARNESS_POSTGRES_BIN.');
 });
 
 afterAll(async () => {
@@ -42,7 +42,7 @@ afterAll(async () => {
   await root.remove();
 }, 60_000);
 
-describe.skipIf(!runnable)('harness cluster up / down', () => {
+describe('harness cluster up / down', () => {
   it('starts a cluster whose replicas are one service, and stops every process of it', { timeout: 180_000 }, async () => {
     const up = await runCli(['cluster', 'up', '--json'], environment);
     expect(up.stderr).toBe('');

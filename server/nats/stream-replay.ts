@@ -179,56 +179,81 @@ export function storedChunks(data: Uint8Array): string[] {
 }
 
 /**
+ * How long a replay waits for a message the stream says is there before it drops the consumer
+ * and starts a new one after the last chunk sent. Right after a NATS server is lost, a consumer
+ * created while the stream's leader moved can stay silent although messages are pending.
+ */
+const stallMilliseconds = 5_000;
+/** New consumers a replay starts after stalls before it gives up (the client then asks again). */
+const maxConsumers = 5;
+
+/**
  * Sends the stored chunks after `afterSequence`, in order, then the live ones as they are
  * stored, until a final finish chunk with nothing stored after it; then the end marker (an
  * empty message with `Harness-Replay-End: <last sequence>`). When the client already has
  * everything up to a final finish, only the end marker is sent. A turn that never finishes
- * (the service stopped mid-turn) ends the answer after the idle timeout.
+ * (the service stopped mid-turn) ends the answer after the idle timeout. A consumer that stalls
+ * while messages are pending is replaced by one that starts after the last chunk sent.
  */
 export async function serveReplay(options: ReplayOptions): Promise<void> {
+  const progress = { lastSequence: options.request.afterSequence };
+  for (let consumers = 1; ; consumers += 1) {
+    const outcome = await replayWithOneConsumer(options, progress);
+    if (outcome === 'ended') break;
+    if (consumers >= maxConsumers) throw new Error(`the chunk stream delivered nothing for ${stallMilliseconds} ms although messages were pending, ${maxConsumers} times`);
+  }
+  options.send('', replayEndHeaders(progress.lastSequence));
+}
+
+/** One consumer's part of a replay: `stalled` when it went silent with messages pending. */
+async function replayWithOneConsumer(options: ReplayOptions, progress: { lastSequence: number }): Promise<'ended' | 'stalled'> {
   const { request, connection } = options;
+  const afterSequence = progress.lastSequence;
   const base = conversationReplaySubject(request.accountId, request.agentId, request.conversationKey);
   const filter = request.turnId === undefined ? `${base}.*` : turnReplaySubject(request.accountId, request.agentId, request.conversationKey, request.turnId);
-  let lastSequence = request.afterSequence;
-  const end = (): void => options.send('', replayEndHeaders(lastSequence));
   const consumer = await jetstream(connection).consumers.get(replayStreamName, {
     filter_subjects: filter,
-    opt_start_seq: Math.max(1, turnBaseOf(request.afterSequence)),
+    opt_start_seq: Math.max(1, turnBaseOf(afterSequence)),
     inactive_threshold: Math.max(options.idleTimeoutMilliseconds * 2, 30_000),
   });
   try {
     const info = await consumer.info(true);
-    if (info.num_pending === 0) {
-      end();
-      return;
-    }
+    if (info.num_pending === 0) return 'ended';
     const messages = await consumer.consume({ max_messages: 512 });
+    let stalled = false;
     let timer: NodeJS.Timeout | undefined;
     const stop = (): void => {
       void messages.close();
     };
-    const arm = (): void => {
+    // While the stream has messages pending, a silence is a stall; otherwise the turn is still
+    // running and the idle timeout applies.
+    const arm = (pending: boolean): void => {
       clearTimeout(timer);
-      timer = setTimeout(stop, options.idleTimeoutMilliseconds);
+      timer = pending
+        ? setTimeout(() => {
+            stalled = true;
+            stop();
+          }, stallMilliseconds)
+        : setTimeout(stop, options.idleTimeoutMilliseconds);
     };
     options.signal?.addEventListener('abort', stop, { once: true });
-    arm();
+    arm(true);
     try {
       for await (const message of messages) {
-        arm();
+        arm(message.info.pending > 0);
         // The header is the sequence of the message's first chunk; the others follow it one by one.
         const firstSequence = storedChunkSequence(message.seq, message.headers?.get(sequenceHeader));
         const chunks = storedChunks(message.data);
         const final = message.info.pending === 0 && isFinalChunk(parseStored(chunks.at(-1)!));
         const lastInMessage = firstSequence + chunks.length - 1;
         // The replay starts at the first chunk of the client's last turn: what it already has is skipped.
-        if (final && lastInMessage === request.afterSequence) break;
-        if (lastInMessage <= request.afterSequence) continue;
+        if (final && lastInMessage === afterSequence) break;
+        if (lastInMessage <= afterSequence) continue;
         const turnId = message.headers?.get(turnIdHeader) || message.subject.slice(message.subject.lastIndexOf('.') + 1);
-        for (let index = Math.max(0, request.afterSequence + 1 - firstSequence); index < chunks.length; index += 1) {
+        for (let index = Math.max(0, afterSequence + 1 - firstSequence); index < chunks.length; index += 1) {
           options.send(chunks[index]!, chunkHeaders(firstSequence + index, turnId));
         }
-        lastSequence = lastInMessage;
+        progress.lastSequence = lastInMessage;
         if (final) break;
       }
     } finally {
@@ -236,7 +261,7 @@ export async function serveReplay(options: ReplayOptions): Promise<void> {
       options.signal?.removeEventListener('abort', stop);
       void messages.close();
     }
-    end();
+    return stalled && !(options.signal?.aborted ?? false) ? 'stalled' : 'ended';
   } finally {
     await consumer.delete().catch(() => undefined);
   }
