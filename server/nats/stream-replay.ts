@@ -220,27 +220,35 @@ async function replayWithOneConsumer(options: ReplayOptions, progress: { lastSeq
     const info = await consumer.info(true);
     if (info.num_pending === 0) return 'ended';
     const messages = await consumer.consume({ max_messages: 512 });
-    let stalled = false;
-    let timer: NodeJS.Timeout | undefined;
-    const stop = (): void => {
-      void messages.close();
-    };
-    // While the stream has messages pending, a silence is a stall; otherwise the turn is still
-    // running and the idle timeout applies.
-    const arm = (pending: boolean): void => {
-      clearTimeout(timer);
-      timer = pending
-        ? setTimeout(() => {
-            stalled = true;
-            stop();
-          }, stallMilliseconds)
-        : setTimeout(stop, options.idleTimeoutMilliseconds);
-    };
-    options.signal?.addEventListener('abort', stop, { once: true });
-    arm(true);
+    const iterator = messages[Symbol.asyncIterator]();
+    // A silence ends the wait whatever the client library does meanwhile: after a server loss an
+    // ordered consumer can keep resetting itself, and its iterator then neither yields nor ends.
+    let silence: { timer?: NodeJS.Timeout; resolve?: (outcome: 'stalled' | 'idle') => void } = {};
+    const nextMessage = (pending: boolean) =>
+      Promise.race([
+        iterator.next(),
+        new Promise<'stalled' | 'idle'>((resolve) => {
+          silence = { resolve, timer: setTimeout(() => resolve(pending ? 'stalled' : 'idle'), pending ? stallMilliseconds : options.idleTimeoutMilliseconds) };
+        }),
+      ]);
+    const aborted = (): void => silence.resolve?.('idle');
+    options.signal?.addEventListener('abort', aborted, { once: true });
+    let outcome: 'ended' | 'stalled' = 'ended';
     try {
-      for await (const message of messages) {
-        arm(message.info.pending > 0);
+      // While the stream has messages pending, a silence is a stall; otherwise the turn is still
+      // running and the idle timeout applies.
+      let pending = true;
+      for (;;) {
+        if (options.signal?.aborted) break;
+        const next = await nextMessage(pending);
+        clearTimeout(silence.timer);
+        if (next === 'stalled') {
+          outcome = 'stalled';
+          break;
+        }
+        if (next === 'idle' || next.done === true) break;
+        const message = next.value;
+        pending = message.info.pending > 0;
         // The header is the sequence of the message's first chunk; the others follow it one by one.
         const firstSequence = storedChunkSequence(message.seq, message.headers?.get(sequenceHeader));
         const chunks = storedChunks(message.data);
@@ -257,12 +265,13 @@ async function replayWithOneConsumer(options: ReplayOptions, progress: { lastSeq
         if (final) break;
       }
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', stop);
-      void messages.close();
+      clearTimeout(silence.timer);
+      options.signal?.removeEventListener('abort', aborted);
+      void messages.close().catch(() => undefined);
     }
-    return stalled && !(options.signal?.aborted ?? false) ? 'stalled' : 'ended';
+    return outcome;
   } finally {
-    await consumer.delete().catch(() => undefined);
+    // Not awaited: a JetStream that is electing leaders must not hold the answer's end.
+    void consumer.delete().catch(() => undefined);
   }
 }
