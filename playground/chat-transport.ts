@@ -1,0 +1,23 @@
+import { DefaultChatTransport, type UIMessage } from 'ai';
+import { agentPath, conversationPath } from './api-client.js';
+
+/**
+ * The AI SDK's own transport, pointed at the agent service. The service keeps the history, so
+ * a request carries only the last message (the user's text, or the assistant message with the
+ * approval answers) under the conversation key, which is the chat id. Resuming reads
+ * `GET .../conversations/{key}/stream`; a 404 there (a service without that route) counts as
+ * "nothing to resume", like its 204.
+ */
+export function createChatTransport(secret: string, agentId: string): DefaultChatTransport<UIMessage> {
+  return new DefaultChatTransport({
+    api: `${agentPath(agentId)}/chat`,
+    headers: () => ({ authorization: `Bearer ${secret}` }),
+    prepareSendMessagesRequest: ({ id, messages }) => ({ body: { id, messages: messages.slice(-1) } }),
+    prepareReconnectToStreamRequest: ({ id }) => ({ api: `${conversationPath(agentId, id)}/stream` }),
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      const isReconnect = (init?.method ?? 'GET') === 'GET';
+      return isReconnect && response.status === 404 ? new Response(null, { status: 204 }) : response;
+    },
+  });
+}
