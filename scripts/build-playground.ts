@@ -4,7 +4,7 @@
  * `npm install`). Prints the sizes (raw and gzip) and the build time.
  */
 import { build, type Plugin } from 'esbuild';
-import { copyFile, mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -35,12 +35,33 @@ export interface PlaygroundBuild {
   files: { name: string; bytes: number; gzipBytes: number }[];
 }
 
-/** Builds the page into `outputFolder` (default `dist/playground`), replacing what was there. */
+/**
+ * Builds the page into `outputFolder` (default `dist/playground`). It builds into a scratch
+ * folder first and then renames each file into place, so a service reading the folder, or a
+ * second build running at the same time, never sees a half-written file.
+ */
 export async function buildPlayground(outputFolder = join(packageRoot, 'dist/playground')): Promise<PlaygroundBuild> {
   const started = performance.now();
   const sourceFolder = join(packageRoot, 'playground');
-  await rm(outputFolder, { recursive: true, force: true });
-  await mkdir(outputFolder, { recursive: true });
+  const scratchFolder = `${outputFolder}.building-${process.pid}-${Date.now()}`;
+  await mkdir(scratchFolder, { recursive: true });
+  try {
+    await buildInto(sourceFolder, scratchFolder);
+    await mkdir(outputFolder, { recursive: true });
+    for (const name of await readdir(scratchFolder)) await rename(join(scratchFolder, name), join(outputFolder, name));
+  } finally {
+    await rm(scratchFolder, { recursive: true, force: true });
+  }
+  const milliseconds = Math.round(performance.now() - started);
+  const files = [];
+  for (const name of (await readdir(outputFolder)).sort()) {
+    const body = await readFile(join(outputFolder, name));
+    files.push({ name, bytes: body.length, gzipBytes: gzipSync(body, { level: 9 }).length });
+  }
+  return { outputFolder, milliseconds, files };
+}
+
+async function buildInto(sourceFolder: string, outputFolder: string): Promise<void> {
   await build({
     entryPoints: { playground: join(sourceFolder, 'main.tsx') },
     outdir: outputFolder,
@@ -57,13 +78,6 @@ export async function buildPlayground(outputFolder = join(packageRoot, 'dist/pla
   });
   await copyFile(join(sourceFolder, 'playground.css'), join(outputFolder, 'playground.css'));
   await copyFile(join(sourceFolder, 'index.html'), join(outputFolder, 'index.html'));
-  const milliseconds = Math.round(performance.now() - started);
-  const files = [];
-  for (const name of (await readdir(outputFolder)).sort()) {
-    const body = await readFile(join(outputFolder, name));
-    files.push({ name, bytes: body.length, gzipBytes: gzipSync(body, { level: 9 }).length });
-  }
-  return { outputFolder, milliseconds, files };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
