@@ -27,8 +27,8 @@ describe('the web playground in headless chromium', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/secret|bearer|unauthorized/i);
     await playground.signIn(page);
     expect(page.url()).not.toContain(playground.account.secret);
-    expect(await page.evaluate(() => sessionStorage.getItem('harness.playground.secret'))).toBe(playground.account.secret);
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate("sessionStorage.getItem('harness.playground.secret')")).toBe(playground.account.secret);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
     expect(await page.getByLabel('Agent').inputValue()).toBe('demo');
   });
 
