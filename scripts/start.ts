@@ -150,6 +150,14 @@ async function main(): Promise<void> {
       : root.nats === 'disabled'
         ? '  nats              off (ENABLE_WEBSOCKET=false, or nats-server is not installed: apt-get install -y nats-server)'
         : `  nats              ${root.nats ?? 'unknown'}`;
+  // The secret is never put in the URL: the page asks for it and keeps it in the tab only.
+  const playgroundPage = await fetch(`${services.agentUrl}/playground`);
+  const playgroundLine =
+    playgroundPage.status === 200
+      ? `  playground        ${services.agentUrl}/playground (sign in with the demo secret below)`
+      : (await playgroundPage.text()).includes('not built')
+        ? '  playground        not built: run `npm run build`'
+        : '  playground        off (HARNESS_PLAYGROUND=off)';
   const lines = [
     '',
     'harness is running (stage local, data in ' + services.dataDir + ')',
@@ -159,6 +167,7 @@ async function main(): Promise<void> {
     `  fixture search    ${search.baseURL}`,
     `  mock worker       ${worker.dispatchUrl}`,
     natsLine,
+    playgroundLine,
     `  demo account      ${profile.username} (${profile.accountId}), saved as CLI profile "${demoProfileName}"`,
     `  demo secret       ${profile.secret}`,
     '',

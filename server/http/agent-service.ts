@@ -5,6 +5,8 @@ import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
 import { registerWebhookDeliveryRoutes } from './routes/webhook-delivery-routes.js';
 import { registerWebhookRoutes } from './routes/webhook-routes.js';
+import { registerPlaygroundRoutes } from './playground/playground-routes.js';
+import { playgroundEnabled } from './playground/playground-setting.js';
 import { rootView } from './schemas.js';
 import { packageVersion as serviceVersion } from '../core/package-version.js';
 
@@ -14,6 +16,8 @@ export interface AgentServiceDependencies extends AppOptions {
   enableDirectApi?: boolean;
   /** The NATS side's state for `GET /`; absent means NATS is disabled. */
   natsState?: () => 'connected' | 'disconnected' | 'disabled';
+  /** Serve the web playground at `/playground`; absent means `HARNESS_PLAYGROUND` (on by default for the `local` stage). */
+  playground?: boolean;
 }
 
 const document = {
@@ -36,5 +40,6 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
     registerAsyncRoutes(app, core);
     registerWebhookRoutes(app, core);
     registerWebhookDeliveryRoutes(app, core);
+    registerPlaygroundRoutes(app, core, { enabled: dependencies.playground ?? playgroundEnabled(core.infrastructure.stage) });
   });
 }

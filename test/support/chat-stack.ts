@@ -51,6 +51,8 @@ export interface ChatStack {
 
 export interface ChatStackOptions {
   enableDirectApi?: boolean;
+  /** Serve the web playground (default: off, as for any stage but `local`). */
+  playground?: boolean;
   alphaApiKey?: string;
   sameInvocationTimeoutMs?: number;
   limits?: Partial<ServiceLimits>;
@@ -102,7 +104,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });
     const accountApp = buildAccountService({ core });
-    const agentApp = buildAgentService({ core, enableDirectApi: options.enableDirectApi ?? true });
+    const agentApp = buildAgentService({ core, enableDirectApi: options.enableDirectApi ?? true, playground: options.playground ?? false });
     const accountUrl = await accountApp.listen({ port: 0, host: '127.0.0.1' });
     const agentUrl = await agentApp.listen({ port: 0, host: '127.0.0.1' });
     await core.start();

@@ -31,7 +31,7 @@ function documentPath(url: string): string {
 function buildWithRouteLog(services: TestServices): { name: string; app: FastifyInstance; routes: RegisteredRoute[] }[] {
   const built = [
     { name: 'account', app: buildAccountService({ core: services.core }) },
-    { name: 'agent', app: buildAgentService({ core: services.core }) },
+    { name: 'agent', app: buildAgentService({ core: services.core, playground: true }) },
   ];
   return built.map(({ name, app }) => {
     const routes: RegisteredRoute[] = [];
@@ -95,7 +95,7 @@ describe('the OpenAPI documents', () => {
   });
 
   it('mark the routes behind a bearer, each with its 401, and leave the public ones open', () => {
-    const publicOperations = ['get /', `get ${openApiPath}`, 'post /accounts', 'post /webhooks/{accountId}/{agentId}/{provider}'];
+    const publicOperations = ['get /', `get ${openApiPath}`, 'post /accounts', 'post /webhooks/{accountId}/{agentId}/{provider}', 'get /playground', 'get /playground/{file}'];
     for (const { name, document } of apps) {
       for (const [path, operations] of Object.entries(document.paths)) {
         for (const [method, operation] of Object.entries(operations)) {

@@ -10,7 +10,7 @@ interface CronJobParams {
 
 const nullableString = { type: ['string', 'null'] } as const;
 
-const cronJobView = {
+export const cronJobView = {
   type: 'object',
   description: 'A cron job.',
   required: ['cronJobId', 'name', 'agentId', 'conversationKey', 'prompt', 'scheduleExpression', 'timezone', 'status', 'nextRunAt', 'lastRunAt', 'lastRunStatus', 'createdAt', 'updatedAt'],
@@ -31,7 +31,7 @@ const cronJobView = {
   },
 } as const;
 
-const cronRunView = {
+export const cronRunView = {
   type: 'object',
   required: ['runId', 'eventId', 'scheduledFor', 'startedAt', 'finishedAt', 'status'],
   properties: {

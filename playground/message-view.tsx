@@ -1,0 +1,54 @@
+import type { UIMessage } from 'ai';
+import { ToolCallView, type ToolPart } from './tool-call-view.js';
+
+interface MessageViewProps {
+  message: UIMessage;
+  onAnswer: (approvalId: string, approved: boolean, reason: string) => void;
+}
+
+interface SettledData {
+  resultId?: string;
+  toolName?: string;
+  status?: string;
+  response?: unknown;
+  error?: unknown;
+}
+
+interface TurnMetadata {
+  status?: string;
+}
+
+const statusNotes: Record<string, string> = {
+  awaiting_approval: 'Waiting for your approval.',
+  waiting_async_tools: 'Waiting for async tools; their results arrive here.',
+  cancelled: 'Cancelled.',
+  failed: 'The turn failed.',
+};
+
+/** One message: text, tool calls, settled async results, and how its turn ended. */
+export function MessageView({ message, onAnswer }: MessageViewProps) {
+  const status = (message.metadata as TurnMetadata | undefined)?.status;
+  return (
+    <li className={`message ${message.role}`} data-role={message.role}>
+      <span className="role">{message.role === 'user' ? 'You' : 'Agent'}</span>
+      {message.parts.map((part, index) => {
+        if (part.type === 'text') return <p key={index} className="text">{part.text}</p>;
+        if (part.type.startsWith('tool-')) return <ToolCallView key={index} part={part as unknown as ToolPart} onAnswer={onAnswer} />;
+        if (part.type === 'data-async-tool-settled') {
+          const data = (part as { data: SettledData }).data;
+          return (
+            <section key={index} className="async-settled" aria-label={`Async result ${data.toolName ?? ''}`}>
+              <header>
+                <span className="tool-name">{data.toolName}</span>
+                <span className="tool-state" data-state={`async-${data.status ?? 'settled'}`}>async: {data.status}</span>
+              </header>
+              <pre>{JSON.stringify(data.response ?? data.error, null, 2)}</pre>
+            </section>
+          );
+        }
+        return null;
+      })}
+      {status && statusNotes[status] ? <p className={`turn-status status-${status}`}>{statusNotes[status]}</p> : null}
+    </li>
+  );
+}

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshot } from './support/playground-browser.js';
+import { conversationKeyOf, type PlaygroundStack, sendMessage, startPlaygroundStack } from './support/playground-stack.js';
+
+/**
+ * Cancel and resume from the page. They need `POST .../conversations/{key}/cancel` and
+ * `GET .../conversations/{key}/stream` on the agent service.
+ */
+describe('the web playground: cancel and resume', () => {
+  let playground: PlaygroundStack;
+
+  beforeAll(async () => {
+    playground = await startPlaygroundStack('playground-run-control');
+  }, 60_000);
+
+  afterAll(async () => {
+    await playground?.close();
+  });
+
+  it('cancels a running turn from the Cancel button', async () => {
+    const { page } = await playground.openPage();
+    await playground.signIn(page);
+    await sendMessage(page, 'slow: 20000\nthis answer never comes');
+    await page.locator('[data-chat-status="busy"]').waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('.turn-status.status-cancelled').waitFor({ timeout: 10_000 });
+    await page.locator('[data-chat-status="ready"]').waitFor();
+    await screenshot(page, 'cancelled');
+    const stored = await playground.conversation('demo', conversationKeyOf(page));
+    expect(JSON.stringify(stored.messages)).not.toContain('this answer never comes');
+  });
+
+  it('resumes a turn after the page lost its connection (a reload mid-turn)', async () => {
+    const { page } = await playground.openPage();
+    await playground.signIn(page);
+    await sendMessage(page, 'slow: 3000\nthe answer after the drop');
+    await page.locator('[data-chat-status="busy"]').waitFor();
+    await page.reload();
+    // Nothing is sent again: the answer can only arrive through the resumed stream.
+    await page.locator('.message.assistant .text', { hasText: 'the answer after the drop' }).waitFor({ timeout: 15_000 });
+    await page.locator('[data-chat-status="ready"]').waitFor();
+    await screenshot(page, 'resumed');
+    expect(await page.locator('.message.user').count()).toBe(1);
+  });
+});
