@@ -30,7 +30,8 @@ async function freshConfigHome(): Promise<string> {
 }
 
 describe('harness against a running service', () => {
-  it('creates an account, manages an agent and its tools, and never prints a secret it was not asked for', async () => {
+  // A dozen CLI processes one after another, each starting Node and tsx: give it room on a busy machine.
+  it('creates an account, manages an agent and its tools, and never prints a secret it was not asked for', { timeout: 120_000 }, async () => {
     const configHome = await freshConfigHome();
     const env = cliEnvironment(configHome, { HARNESS_ACCOUNT_URL: service.accountUrl, HARNESS_AGENT_URL: service.agentUrl });
 
