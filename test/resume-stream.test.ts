@@ -1,47 +1,7 @@
 import { DefaultChatTransport, type UIMessageChunk } from 'ai';
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChatStack, type ChatStack } from './support/chat-stack.js';
-
-/** One SSE event of a UI message stream: its `id:` and its chunk (`undefined` for `[DONE]`). */
-interface StreamEvent {
-  id: string | undefined;
-  chunk: UIMessageChunk | undefined;
-}
-
-function events(response: Response): ReadableStreamDefaultReader<StreamEvent> {
-  return response
-    .body!.pipeThrough(new TextDecoderStream())
-    .pipeThrough(new EventSourceParserStream())
-    .pipeThrough(
-      new TransformStream<{ id?: string; data: string }, StreamEvent>({
-        transform(event, controller) {
-          controller.enqueue({ id: event.id, chunk: event.data === '[DONE]' ? undefined : (JSON.parse(event.data) as UIMessageChunk) });
-        },
-      }),
-    )
-    .getReader();
-}
-
-async function readAll(reader: ReadableStreamDefaultReader<StreamEvent>): Promise<StreamEvent[]> {
-  const all: StreamEvent[] = [];
-  for (let next = await reader.read(); !next.done; next = await reader.read()) all.push(next.value);
-  return all;
-}
-
-/** Reads until (and with) the first chunk of a type. */
-async function readUntil(reader: ReadableStreamDefaultReader<StreamEvent>, type: string): Promise<StreamEvent[]> {
-  const read: StreamEvent[] = [];
-  for (;;) {
-    const next = await reader.read();
-    if (next.done) throw new Error(`the stream ended before a ${type} chunk`);
-    read.push(next.value);
-    if (next.value.chunk?.type === type) return read;
-  }
-}
-
-/** A search, then (after a pause in the model) text: the turn is still running after the tool's output. */
-const pausingTurn = 'search: resumable streams\nthen slow: 3000\nthe rest of the answer';
+import { events, pausingTurn, readAll, readUntil } from './support/sse-events.js';
 
 describe('resuming a stream (GET /agents/{agentId}/conversations/{conversationKey}/stream)', () => {
   let stack: ChatStack;
