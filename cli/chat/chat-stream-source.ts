@@ -1,5 +1,6 @@
 import type { UIMessageChunk } from 'ai';
 import { joinUrl } from '../api-client.js';
+import { resumableStream, type ResumableStreamOptions } from './resumable-stream.js';
 import { requestUiMessageStream } from './ui-stream-reader.js';
 
 /** One answer to an approval request, as the service expects it inside a tool message. */
@@ -52,10 +53,32 @@ export interface HttpChatSourceOptions {
   serveCommand?: string;
 }
 
-/** `POST {agentUrl}/agents/{agentId}/chat` with `Accept: text/event-stream`. */
-export function createHttpChatSource(options: HttpChatSourceOptions): ChatStreamSource {
-  const url = joinUrl(options.agentUrl, `/agents/${encodeURIComponent(options.agentId)}/chat`);
+/**
+ * `POST {agentUrl}/agents/{agentId}/chat` with `Accept: text/event-stream`. When the connection
+ * drops mid-turn, the stream goes on from
+ * `GET {agentUrl}/agents/{agentId}/conversations/{conversationKey}/stream` with the last chunk's
+ * id as `Last-Event-ID`.
+ */
+export function createHttpChatSource(options: HttpChatSourceOptions & { reconnect?: Pick<ResumableStreamOptions, 'maxAttempts' | 'firstDelayMilliseconds'> }): ChatStreamSource {
+  const agentPath = `/agents/${encodeURIComponent(options.agentId)}`;
+  const url = joinUrl(options.agentUrl, `${agentPath}/chat`);
+  const common = { secret: options.secret, serveCommand: options.serveCommand };
   return {
-    open: (request, signal) => requestUiMessageStream({ url, secret: options.secret, body: request, signal, serveCommand: options.serveCommand }),
+    open: async (request, signal) => {
+      let lastEventId: string | undefined;
+      const onEventId = (eventId: string) => {
+        lastEventId = eventId;
+      };
+      // The turn starts (or is refused) here; only a drop while reading its stream is resumed.
+      const first = await requestUiMessageStream({ ...common, url, body: request, signal, onEventId });
+      const streamUrl = joinUrl(options.agentUrl, `${agentPath}/conversations/${encodeURIComponent(request.conversationKey)}/stream`);
+      return resumableStream({
+        ...options.reconnect,
+        ...(signal === undefined ? {} : { signal }),
+        first,
+        lastEventId: () => lastEventId,
+        resume: (after) => requestUiMessageStream({ ...common, url: streamUrl, lastEventId: after, signal, onEventId }),
+      });
+    },
   };
 }

@@ -34,25 +34,34 @@ function parseChunk(data: string): UIMessageChunk {
  * unread, which closes it); throws `StreamEndedError` when the body ends without it.
  * Comments (`: keep-alive`) and events without data are skipped.
  */
-export async function* parseUiMessageStream(body: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>): AsyncGenerator<UIMessageChunk, void, undefined> {
-  const ready: string[] = [];
+export async function* parseUiMessageStream(
+  body: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  onEventId?: (eventId: string) => void,
+): AsyncGenerator<UIMessageChunk, void, undefined> {
+  const ready: { data: string; id: string | undefined }[] = [];
   let done = false;
   const parser = createParser({
     onEvent: (event) => {
       if (done) return;
       if (event.data === '[DONE]') done = true;
-      else if (event.data !== '') ready.push(event.data);
+      else if (event.data !== '') ready.push({ data: event.data, id: event.id });
     },
   });
+  // A chunk's id is recorded as it is handed on: it is what a resume asks to start after.
+  const take = (event: { data: string; id: string | undefined }): UIMessageChunk => {
+    const chunk = parseChunk(event.data);
+    if (event.id !== undefined && event.id !== '') onEventId?.(event.id);
+    return chunk;
+  };
   // One decoder for the whole body, so a character split across two reads stays whole.
   const decoder = new TextDecoder();
   for await (const bytes of body) {
     parser.feed(typeof bytes === 'string' ? bytes : decoder.decode(bytes, { stream: true }));
-    for (let data = ready.shift(); data !== undefined; data = ready.shift()) yield parseChunk(data);
+    for (let event = ready.shift(); event !== undefined; event = ready.shift()) yield take(event);
     if (done) return;
   }
   parser.feed(decoder.decode());
-  for (let data = ready.shift(); data !== undefined; data = ready.shift()) yield parseChunk(data);
+  for (let event = ready.shift(); event !== undefined; event = ready.shift()) yield take(event);
   if (!done) throw new StreamEndedError();
 }
 
@@ -60,24 +69,33 @@ export interface UiStreamRequest {
   url: string;
   /** Sent as `Authorization: Bearer <secret>`. */
   secret?: string;
-  /** Serialised as the JSON body. */
-  body: unknown;
+  /** Serialised as the JSON body of a POST; without one the request is a GET (resuming a stream). */
+  body?: unknown;
+  /** Sent as `Last-Event-ID`: the stream starts after that chunk. */
+  lastEventId?: string;
+  /** Hears the `id:` of each chunk as it is handed on. */
+  onEventId?: (eventId: string) => void;
   signal?: AbortSignal;
   /** Named when the service cannot be reached (see `ApiClientOptions.serveCommand`). */
   serveCommand?: string;
 }
 
 /**
- * POSTs a JSON body asking for an event stream and returns its chunks. An error status
- * (before streaming) is thrown as the service's `ApiError`; a reply that is not an event
- * stream is a `CliError`.
+ * POSTs a JSON body (or GETs, without one) asking for an event stream and returns its chunks;
+ * undefined for a 204 (a resume with nothing to send). An error status (before streaming) is
+ * thrown as the service's `ApiError`; a reply that is not an event stream is a `CliError`.
  */
-export async function requestUiMessageStream(options: UiStreamRequest): Promise<AsyncIterable<UIMessageChunk>> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+export async function requestUiMessageStream(options: UiStreamRequest & { body: unknown }): Promise<AsyncIterable<UIMessageChunk>>;
+export async function requestUiMessageStream(options: UiStreamRequest): Promise<AsyncIterable<UIMessageChunk> | undefined>;
+export async function requestUiMessageStream(options: UiStreamRequest): Promise<AsyncIterable<UIMessageChunk> | undefined> {
+  const method = options.body === undefined ? 'GET' : 'POST';
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (method === 'POST') headers['content-type'] = 'application/json';
   if (options.secret) headers.authorization = `Bearer ${options.secret}`;
+  if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
   let reply: Awaited<ReturnType<typeof request>>;
   try {
-    reply = await request(options.url, { method: 'POST', headers, body: JSON.stringify(options.body), signal: options.signal });
+    reply = await request(options.url, { method, headers, ...(method === 'POST' ? { body: JSON.stringify(options.body) } : {}), signal: options.signal });
   } catch (error) {
     throw connectionError(error, { baseUrl: new URL(options.url).origin, serviceName: 'agent', serveCommand: options.serveCommand });
   }
@@ -90,12 +108,16 @@ export async function requestUiMessageStream(options: UiStreamRequest): Promise<
     } catch {
       parsed = undefined;
     }
-    throw errorFromReply(reply.statusCode, parsed, text, 'POST', path);
+    throw errorFromReply(reply.statusCode, parsed, text, method, path);
+  }
+  if (reply.statusCode === 204) {
+    await reply.body.dump();
+    return undefined;
   }
   const contentType = String(reply.headers['content-type'] ?? '');
   if (!contentType.startsWith('text/event-stream')) {
     await reply.body.dump();
-    throw new CliError(`the agent service answered POST ${path} with ${contentType || 'no content type'}, not an event stream (HTTP ${reply.statusCode})`);
+    throw new CliError(`the agent service answered ${method} ${path} with ${contentType || 'no content type'}, not an event stream (HTTP ${reply.statusCode})`);
   }
-  return parseUiMessageStream(reply.body);
+  return parseUiMessageStream(reply.body, options.onEventId);
 }

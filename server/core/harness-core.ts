@@ -1,3 +1,5 @@
+import { MemoryChunkLog } from './turns/memory-chunk-log.js';
+import { SwitchableChunkLog } from './turns/switchable-chunk-log.js';
 import { AccountsRepository } from './accounts/accounts-repository.js';
 import { Accounts } from './accounts/accounts.js';
 import { signupSettingsFromEnvironment, type SignupSettings } from './accounts/signup-policy.js';
@@ -110,6 +112,8 @@ export interface HarnessCore {
   asyncSettlement: AsyncSettlement;
   /** Settles async tool calls and dispatches the continuations their settlement claims. */
   asyncCompletions: AsyncToolCompletions;
+  /** The chunks of streamed turns, for resuming a stream: in memory until the NATS side sets its JetStream log. */
+  chunkLog: SwitchableChunkLog;
   continuations: ContinuationDispatcher;
   asyncRequests: AsyncRequests;
   /** Runs `/async` requests, cron runs and every continuation after async tools. */
@@ -203,6 +207,12 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     queues: coordination.jobQueues,
   });
   continuations.sendTo((job) => asyncWorker.enqueue(job));
+  const chunkLog = new SwitchableChunkLog(new MemoryChunkLog());
+  // The continuation of an SSE turn has no open connection to stream to: it goes to the chunk
+  // log, where GET .../stream finds it.
+  continuations.register('sse', {
+    stream: (group, turnId) => (chunk) => chunkLog.append({ accountId: group.accountId, agentId: group.agentId, conversationKey: group.conversationKey, turnId }, chunk),
+  });
   const asyncRequests = new AsyncRequests({ agents, repository: requestsRepository, transitions, enqueue: (job) => asyncWorker.enqueue(job), accountCheck: accounts.requireEnabled });
   const channels = createChannels({
     table: options.storage.table<ChannelDelivery>(tables.channelDeliveries),
@@ -248,6 +258,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     turns,
     asyncSettlement,
     asyncCompletions,
+    chunkLog,
     continuations,
     asyncRequests,
     asyncWorker,

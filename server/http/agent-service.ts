@@ -3,6 +3,7 @@ import type { HarnessCore } from '../core/harness-core.js';
 import { type AppOptions, createApp } from './create-app.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
+import { registerStreamRoutes } from './routes/stream-routes.js';
 import { registerWebhookDeliveryRoutes } from './routes/webhook-delivery-routes.js';
 import { registerWebhookRoutes } from './routes/webhook-routes.js';
 import { registerPlaygroundRoutes } from './playground/playground-routes.js';
@@ -37,6 +38,7 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
       nats: dependencies.natsState?.() ?? 'disabled',
     }));
     registerChatRoutes(app, core, { enableDirectApi: dependencies.enableDirectApi ?? true });
+    registerStreamRoutes(app, core);
     registerAsyncRoutes(app, core);
     registerWebhookRoutes(app, core);
     registerWebhookDeliveryRoutes(app, core);

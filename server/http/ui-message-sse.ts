@@ -28,36 +28,59 @@ export async function peekStream(stream: ReadableStream<UIMessageChunk>): Promis
 }
 
 /**
- * Write the AI SDK UI message stream protocol: SSE with
- * `x-vercel-ai-ui-message-stream: v1`, `data: <chunk>` lines and a final `data: [DONE]`.
- * Lines produced in one burst go out in one socket write (they are gathered until the next
- * turn of the event loop), without further web-stream layers. A client that goes away stops
- * receiving, but the stream is still read to its end so the turn finishes and is stored.
+ * Writes the AI SDK UI message stream protocol on a raw response: SSE with
+ * `x-vercel-ai-ui-message-stream: v1`, `id: <event id>` and `data: <chunk>` lines, and a final
+ * `data: [DONE]`. Lines produced in one burst go out in one socket write (they are gathered
+ * until the next turn of the event loop), without further web-stream layers. A client that
+ * went away stops receiving; the caller keeps reading its source to the end.
  */
-export async function writeUiMessageSse(response: ServerResponse, peeked: PeekedStream): Promise<void> {
-  response.writeHead(200, { ...UI_MESSAGE_STREAM_HEADERS, 'x-accel-buffering': 'no' });
-  let pending = '';
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    if (pending && !response.destroyed && !response.writableEnded) response.write(pending);
-    pending = '';
-  };
-  const send = (line: string) => {
-    pending += line;
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
+export class UiMessageSseWriter {
+  private pending = '';
+  private scheduled = false;
+
+  constructor(private readonly response: ServerResponse) {
+    response.writeHead(200, { ...UI_MESSAGE_STREAM_HEADERS, 'x-accel-buffering': 'no' });
+  }
+
+  /** True once the client went away. */
+  get closed(): boolean {
+    return this.response.destroyed || this.response.writableEnded;
+  }
+
+  send(chunk: UIMessageChunk, eventId?: string): void {
+    this.pending += eventId === undefined ? `data: ${JSON.stringify(chunk)}\n\n` : `id: ${eventId}\ndata: ${JSON.stringify(chunk)}\n\n`;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flush);
     }
+  }
+
+  /** The last lines and the end of the body, in one write. */
+  end(): void {
+    const last = `${this.pending}data: [DONE]\n\n`;
+    this.pending = '';
+    if (!this.closed) this.response.end(last);
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.pending && !this.closed) this.response.write(this.pending);
+    this.pending = '';
   };
-  for (const chunk of peeked.head) send(`data: ${JSON.stringify(chunk)}\n\n`);
+}
+
+/**
+ * Streams a turn as SSE. `eventIdOf` gives each chunk's event id (and logs it for resuming).
+ * A client that goes away stops receiving, but the stream is still read to its end so the turn
+ * finishes and is stored.
+ */
+export async function writeUiMessageSse(response: ServerResponse, peeked: PeekedStream, eventIdOf?: (chunk: UIMessageChunk) => string | undefined): Promise<void> {
+  const writer = new UiMessageSseWriter(response);
+  for (const chunk of peeked.head) writer.send(chunk, eventIdOf?.(chunk));
   for (;;) {
     const { value, done } = await peeked.reader.read();
     if (done) break;
-    send(`data: ${JSON.stringify(value)}\n\n`);
+    writer.send(value, eventIdOf?.(value));
   }
-  // The last lines and the end of the body go out in one write.
-  const last = `${pending}data: [DONE]\n\n`;
-  pending = '';
-  if (!response.destroyed && !response.writableEnded) response.end(last);
+  writer.end();
 }

@@ -48,7 +48,7 @@ describe('ChunkPublisher', () => {
     const finished = targets.map(
       (target, index) =>
         new Promise<void>((resolve) => {
-          connection.subscribe(target.replySubject, {
+          connection.subscribe(target.replySubject!, {
             callback: (_error, message) => {
               const chunk = message.json<UIMessageChunk>();
               received[index]!.push({ chunk, sequence: Number(message.headers?.get(sequenceHeader)) });

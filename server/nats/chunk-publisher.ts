@@ -127,8 +127,11 @@ export class ChunkPublisher {
 
   constructor(private readonly options: ChunkPublisherOptions) {}
 
-  /** Queues one chunk of a turn; it is sent as soon as NATS allows. */
-  publish(target: ChunkTarget, chunk: UIMessageChunk): void {
+  /**
+   * Queues one chunk of a turn; it is stored (and sent, when the target has a reply subject) as
+   * soon as NATS allows. Returns the chunk's position in its turn.
+   */
+  publish(target: ChunkTarget, chunk: UIMessageChunk): number {
     let turn = this.turns.get(target.turnId);
     if (turn === undefined) {
       turn = { target, storeSubject: turnReplaySubject(target.accountId, target.agentId, target.conversationKey, target.turnId), next: 0, held: [], unstored: [], storing: false };
@@ -147,6 +150,7 @@ export class ChunkPublisher {
       this.options.logger.warn({ component: 'nats-gateway', dropped: dropped.length }, 'NATS has been unreachable too long: dropped the oldest queued chunks');
     }
     this.resume();
+    return item.index;
   }
 
   /** Sends a chunk that belongs to no turn (a refused request), unstored; dropped while NATS is down. */
@@ -186,18 +190,21 @@ export class ChunkPublisher {
   private release(item: Chunk): void {
     const { turn } = item;
     if (turn.base === null) {
-      this.deliveries.push(this.deliveryOf(item, undefined));
+      this.deliver(item, undefined);
       return;
     }
     this.store(item);
     if (item.isFinish) {
       turn.finish = item;
       this.finishesWaiting.add(turn);
-    } else this.deliveries.push(this.deliveryOf(item, chunkSequence(turn.base!, item.index)));
+    } else this.deliver(item, chunkSequence(turn.base!, item.index));
   }
 
-  private deliveryOf(item: Chunk, sequence: number | undefined): Delivery {
-    return { replySubject: item.turn.target.replySubject, data: item.data, turnId: item.turn.target.turnId, ...(sequence === undefined ? {} : { sequence }) };
+  /** Queues a chunk for the client; a turn logged for SSE resumes has no reply subject, only stores. */
+  private deliver(item: Chunk, sequence: number | undefined): void {
+    const { replySubject } = item.turn.target;
+    if (replySubject === undefined) return;
+    this.deliveries.push({ replySubject, data: item.data, turnId: item.turn.target.turnId, ...(sequence === undefined ? {} : { sequence }) });
   }
 
   /** Stores a chunk: at once when its turn has no store in flight, else with the turn's next store. */
@@ -304,8 +311,7 @@ export class ChunkPublisher {
     const first = store.chunks[0]!;
     if (first.index === 0 && turn.base === undefined) {
       turn.base = streamSequence ?? null;
-      if (turn.base !== null) this.deliveries.push(this.deliveryOf(first, chunkSequence(turn.base, 0)));
-      else this.deliveries.push(this.deliveryOf(first, undefined));
+      this.deliver(first, turn.base === null ? undefined : chunkSequence(turn.base, 0));
       // Still storing: the held chunks gather into the turn's next store instead of one store each.
       for (const held of turn.held.splice(0)) this.release(held);
     }
@@ -347,6 +353,7 @@ export class ChunkPublisher {
       if (turn.storing || turn.unstored.length > 0 || connection === undefined) continue;
       this.finishesWaiting.delete(turn);
       const finish = turn.finish!;
+      if (turn.target.replySubject === undefined) continue;
       connection.publish(turn.target.replySubject, finish.data, { headers: chunkHeaders(typeof turn.base === 'number' ? chunkSequence(turn.base, finish.index) : undefined, turn.target.turnId) });
     }
     if (this.queued() === 0) {

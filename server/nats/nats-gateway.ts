@@ -11,11 +11,13 @@ import type { Logger } from '../core/logger.js';
 import { parseChatBody } from '../core/turns/chat-body.js';
 import { runTurnToEnd } from '../core/turns/run-turn-to-end.js';
 import type { StartedTurn } from '../core/turns/turn-types.js';
+import type { ChunkLog } from '../core/turns/chunk-log.js';
 import { isAccountInbox } from './account-nats-credentials.js';
 import type { NatsLink, NatsLinkState } from './nats-link.js';
 import { authorizationHeader } from './nats-protocol.js';
 import { chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
 import { ChunkPublisher } from './chunk-publisher.js';
+import { JetStreamChunkLog } from './jetstream-chunk-log.js';
 import { defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
 
 /** What a NATS turn stores in its dispatch rows' delivery metadata, for the continuation. */
@@ -40,6 +42,8 @@ export interface NatsGatewayOptions {
 export interface NatsGateway {
   /** `connected` only once the subscriptions are in place on the current connection. */
   state(): NatsLinkState;
+  /** The chunk stream as the core's chunk log: SSE turns are stored and resumed through it. */
+  chunkLog: ChunkLog;
   /** Resolves once nothing waits to be published (tests, shutdown). */
   idle(): Promise<void>;
   /** Stops taking requests, ends open replays, and waits for queued chunks (bounded). */
@@ -264,6 +268,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   });
 
   return {
+    chunkLog: new JetStreamChunkLog({ publisher, connection: () => link.current() }),
     state(): NatsLinkState {
       const linkState = link.state();
       if (linkState !== 'connected') return linkState;

@@ -87,6 +87,8 @@ export async function startNatsService(options: StartNatsServiceOptions): Promis
     });
   }
   const gateway = createNatsGateway({ core, link, logger, retention: options.retention, replayIdleTimeoutMilliseconds: options.replayIdleTimeoutMilliseconds });
+  // SSE turns are logged in the chunk stream from now on, so any replica can resume them.
+  core.chunkLog.use(gateway.chunkLog);
   link.start();
   const urls =
     server !== undefined

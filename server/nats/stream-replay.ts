@@ -97,9 +97,9 @@ async function putReplayStream(manager: JetStreamManager, config: Partial<Stream
   return replicas;
 }
 
-/** Where one turn's chunks go: the client's reply subject, and the turn's replay subject. */
+/** Where one turn's chunks go: the client's reply subject (none for a turn streamed over SSE), and the turn's replay subject. */
 export interface ChunkTarget {
-  replySubject: string;
+  replySubject?: string;
   accountId: string;
   agentId: string;
   conversationKey: string;
@@ -160,6 +160,12 @@ export interface ReplayOptions {
   /** The answer ends after this long without a chunk. */
   idleTimeoutMilliseconds: number;
   signal?: AbortSignal;
+  /**
+   * Whether a chunk ends the answer (when nothing is stored after it). Default: a final finish
+   * (`isFinalChunk`), so a NATS replay goes on into the continuation after `waiting_async_tools`;
+   * the SSE resume of one turn ends at any finish of that turn.
+   */
+  endsAt?: (chunk: unknown) => boolean;
 }
 
 function parseStored(text: string): unknown {
@@ -252,7 +258,7 @@ async function replayWithOneConsumer(options: ReplayOptions, progress: { lastSeq
         // The header is the sequence of the message's first chunk; the others follow it one by one.
         const firstSequence = storedChunkSequence(message.seq, message.headers?.get(sequenceHeader));
         const chunks = storedChunks(message.data);
-        const final = message.info.pending === 0 && isFinalChunk(parseStored(chunks.at(-1)!));
+        const final = message.info.pending === 0 && (options.endsAt ?? isFinalChunk)(parseStored(chunks.at(-1)!));
         const lastInMessage = firstSequence + chunks.length - 1;
         // The replay starts at the first chunk of the client's last turn: what it already has is skipped.
         if (final && lastInMessage === afterSequence) break;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { isValidConversationKey, pendingApprovals } from '../../core/conversations/conversation.js';
 import { NotFoundError, TurnFailedError, UpstreamError } from '../../core/errors.js';
 import type { HarnessCore } from '../../core/harness-core.js';
+import { chunkEventId } from '../../core/turns/chunk-log.js';
 import { parseChatBody } from '../../core/turns/chat-body.js';
 import { runTurnToEnd } from '../../core/turns/run-turn-to-end.js';
 import type { TurnResult } from '../../core/turns/turn-types.js';
@@ -47,7 +48,7 @@ const chatResponses = {
       schema: {
         type: 'string',
         description:
-          'The AI SDK UI message stream protocol: header `x-vercel-ai-ui-message-stream: v1`, one `data: <chunk JSON>` line per chunk (`text-delta`, `tool-approval-request`, `finish`...), then `data: [DONE]`.',
+          'The AI SDK UI message stream protocol: header `x-vercel-ai-ui-message-stream: v1`, per chunk an `id: <event id>` line (what `Last-Event-ID` resumes from) and a `data: <chunk JSON>` line (`text-delta`, `tool-approval-request`, `finish`...), then `data: [DONE]`.',
       },
     },
     'application/json': { schema: chatAnswerView },
@@ -101,7 +102,9 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             return reply.status(200).send({ ...chatAnswer(result), ...waiting });
           }
           reply.hijack();
-          await writeUiMessageSse(reply.raw, peeked);
+          // Each chunk is logged as it goes out, under the event id a reconnecting client sends back.
+          const address = { accountId: account.accountId, agentId: request.params.agentId, conversationKey, turnId: turn.turnId };
+          await writeUiMessageSse(reply.raw, peeked, (chunk) => chunkEventId(turn.turnId, core.chunkLog.append(address, chunk)));
         },
       );
     }
