@@ -244,6 +244,7 @@ async function replayWithOneConsumer(options: ReplayOptions, progress: { lastSeq
       // While the stream has messages pending, a silence is a stall; otherwise the turn is still
       // running and the idle timeout applies.
       let pending = true;
+      let delivered = 0;
       for (;;) {
         if (options.signal?.aborted) break;
         const next = await nextMessage(pending);
@@ -254,7 +255,10 @@ async function replayWithOneConsumer(options: ReplayOptions, progress: { lastSeq
         }
         if (next === 'idle' || next.done === true) break;
         const message = next.value;
-        pending = message.info.pending > 0;
+        delivered += 1;
+        // Pending by the message's own count, or by the count the consumer started with: after a
+        // leader change a consumer has been seen to report none pending with stored messages left.
+        pending = message.info.pending > 0 || delivered < info.num_pending;
         // The header is the sequence of the message's first chunk; the others follow it one by one.
         const firstSequence = storedChunkSequence(message.seq, message.headers?.get(sequenceHeader));
         const chunks = storedChunks(message.data);
