@@ -152,6 +152,24 @@ describe('direct chat API', () => {
     expect(second.body.text).toContain('alphaSearch: {"query":"transport"');
   });
 
+  it('streams to a chat transport body that names no Accept, as useChat sends it, and goes on in the answered assistant message', async () => {
+    const key = nextKey();
+    const user = { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'search: stock client' }] };
+    const send = (messages: unknown[]) =>
+      fetch(`${stack.agentUrl}/agents/helper/chat`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify({ id: key, messages }) });
+    const first = await send([user]);
+    expect(first.headers.get('content-type')).toContain('text/event-stream');
+    const chunks = await collectChunks(first);
+    const request = chunks.find((chunk) => chunk.type === 'tool-approval-request') as { approvalId: string } | undefined;
+    expect(request).toBeDefined();
+    const assistant = { id: 'assistant-7', role: 'assistant', parts: [{ type: 'tool-alphaSearch', toolCallId: 'x', state: 'approval-responded', input: { query: 'stock client' }, approval: { id: request!.approvalId, approved: true } }] };
+    const rest = await collectChunks(await send([user, assistant]));
+    expect(rest.find((chunk) => chunk.type === 'start')).toMatchObject({ messageId: 'assistant-7' });
+    expect(rest.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'completed' } });
+    // Asking for JSON still gets JSON.
+    expect((await stack.chat(secret, 'helper', { id: nextKey(), messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'hello' }] }] })).headers.get('content-type')).toContain('application/json');
+  });
+
   it('turns a failing model into 502 before streaming, and into an error chunk once streaming has begun', async () => {
     const json = await chatJson('helper', { conversationKey: nextKey(), message: 'fail: 500' });
     expect(json.status).toBe(502);

@@ -84,3 +84,18 @@ export async function writeUiMessageSse(response: ServerResponse, peeked: Peeked
   }
   writer.end();
 }
+
+/**
+ * The turn's stream with its `start` chunks naming `messageId`: a turn that goes on after
+ * approvals answered in an assistant message continues that message in `useChat`, rather
+ * than showing the same tool calls again in a new one.
+ */
+export function continuingMessage(stream: ReadableStream<UIMessageChunk>, messageId: string): ReadableStream<UIMessageChunk> {
+  return stream.pipeThrough(
+    new TransformStream<UIMessageChunk, UIMessageChunk>({
+      transform(chunk, controller) {
+        controller.enqueue(chunk.type === 'start' ? { ...chunk, messageId } : chunk);
+      },
+    }),
+  );
+}

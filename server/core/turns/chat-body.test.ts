@@ -3,7 +3,7 @@ import { parseChatBody } from './chat-body.js';
 
 describe('parseChatBody', () => {
   it('reads the native form with a string, a user message, or approval answers', () => {
-    expect(parseChatBody({ conversationKey: 'k', message: 'hi' })).toEqual({ conversationKey: 'k', input: { kind: 'user', message: { role: 'user', content: 'hi' } } });
+    expect(parseChatBody({ conversationKey: 'k', message: 'hi' })).toEqual({ conversationKey: 'k', input: { kind: 'user', message: { role: 'user', content: 'hi' } }, form: 'native' });
     expect(parseChatBody({ conversationKey: 'k', message: { role: 'user', content: [{ type: 'text', text: 'hi' }] } }).input).toEqual({
       kind: 'user',
       message: { role: 'user', content: [{ type: 'text', text: 'hi' }] },
@@ -21,9 +21,9 @@ describe('parseChatBody', () => {
         { id: '2', role: 'user', parts: [{ type: 'text', text: 'new' }] },
       ],
     };
-    expect(parseChatBody(body)).toEqual({ conversationKey: 'chat-1', input: { kind: 'user', message: { role: 'user', content: 'new' } } });
+    expect(parseChatBody(body)).toEqual({ conversationKey: 'chat-1', input: { kind: 'user', message: { role: 'user', content: 'new' } }, form: 'transport' });
     const approval = { id: 'chat-1', messages: [{ id: '3', role: 'assistant', parts: [{ type: 'tool-x', state: 'approval-responded', approval: { id: 'a9', approved: true } }] }] };
-    expect(parseChatBody(approval).input).toEqual({ kind: 'approvals', answers: [{ approvalId: 'a9', approved: true }] });
+    expect(parseChatBody(approval)).toEqual({ conversationKey: 'chat-1', input: { kind: 'approvals', answers: [{ approvalId: 'a9', approved: true }] }, form: 'transport', continuesMessageId: '3' });
   });
 
   it.each([

@@ -7,6 +7,13 @@ import { isRecord } from '../is-record.js';
 export interface ParsedChatBody {
   conversationKey: string;
   input: TurnInput;
+  /** `native` (`{conversationKey, message}`) or `transport` (`{id, messages}`, as the AI SDK's chat transport sends it). */
+  form: 'native' | 'transport';
+  /**
+   * The id of the assistant message a transport body answers approvals in: the turn's stream
+   * goes on in that message, as `useChat` expects, instead of starting a new one.
+   */
+  continuesMessageId?: string;
 }
 
 function checkConversationKey(value: unknown, field: string): string {
@@ -79,11 +86,14 @@ export function parseChatBody(body: unknown): ParsedChatBody {
   if (!isRecord(body)) throw new InvalidRequestError('body must be a JSON object');
   if ('conversationKey' in body || 'message' in body) {
     if (!('message' in body)) throw new InvalidRequestError('message is required');
-    return { conversationKey: checkConversationKey(body.conversationKey, 'conversationKey'), input: parseNativeMessage(body.message) };
+    return { conversationKey: checkConversationKey(body.conversationKey, 'conversationKey'), input: parseNativeMessage(body.message), form: 'native' };
   }
   if ('messages' in body || 'id' in body) {
     if (!Array.isArray(body.messages) || body.messages.length === 0) throw new InvalidRequestError('messages must be a non-empty array');
-    return { conversationKey: checkConversationKey(body.id, 'id'), input: parseUiMessage(body.messages.at(-1)) };
+    const last: unknown = body.messages.at(-1);
+    const input = parseUiMessage(last);
+    const continuesMessageId = input.kind === 'approvals' && isRecord(last) && typeof last.id === 'string' && last.id.length > 0 ? last.id : undefined;
+    return { conversationKey: checkConversationKey(body.id, 'id'), input, form: 'transport', ...(continuesMessageId ? { continuesMessageId } : {}) };
   }
   throw new InvalidRequestError('body must be {conversationKey, message} or {id, messages}');
 }

@@ -4,6 +4,7 @@ import { NotFoundError, TurnFailedError, UpstreamError } from '../../core/errors
 import type { HarnessCore } from '../../core/harness-core.js';
 import { chunkEventId } from '../../core/turns/chunk-log.js';
 import { parseChatBody } from '../../core/turns/chat-body.js';
+import { wantsEventStream } from '../stream-negotiation.js';
 import { runTurnToEnd } from '../../core/turns/run-turn-to-end.js';
 import type { TurnResult } from '../../core/turns/turn-types.js';
 import { currentAccount, requireAccount } from '../authentication.js';
@@ -13,7 +14,7 @@ import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams } from '../schemas.js';
 import { chatAnswerView, conversationView, documentedChatBody } from '../turn-views.js';
 import { statusUrl } from './async-routes.js';
-import { peekStream, writeUiMessageSse } from '../ui-message-sse.js';
+import { continuingMessage, peekStream, writeUiMessageSse } from '../ui-message-sse.js';
 
 interface AgentParams {
   agentId: string;
@@ -70,7 +71,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
           schema: {
             summary: 'Run a turn',
             description:
-              'With `Accept: text/event-stream`, the AI SDK UI message stream (`useChat` and `readUIMessageStream` read it); otherwise the turn\'s end state as JSON. A model that fails before saying anything is a 502 either way.',
+              'With `Accept: text/event-stream`, or a body in the chat transport form (`{id, messages}`) without `Accept: application/json`, the AI SDK UI message stream (`useChat` and `readUIMessageStream` read it); otherwise the turn\'s end state as JSON. A model that fails before saying anything is a 502 either way.',
             tags: ['chat'],
             params: agentIdParams,
             body: { type: 'object' },
@@ -81,8 +82,8 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
         },
         async (request, reply) => {
           const account = currentAccount(request);
-          const { conversationKey, input } = parseChatBody(request.body);
-          const wantsStream = (request.headers.accept ?? '').includes('text/event-stream');
+          const { conversationKey, input, form, continuesMessageId } = parseChatBody(request.body);
+          const wantsStream = wantsEventStream(request.headers.accept, form);
           const turn = await core.turns.start({
             accountId: account.accountId,
             agentId: request.params.agentId,
@@ -92,7 +93,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             approvalPolicy: 'ask',
             accountReadByRequest: { accountId: account.accountId, disabled: account.disabled },
           });
-          const peeked = wantsStream ? await peekStream(turn.stream) : undefined;
+          const peeked = wantsStream ? await peekStream(continuesMessageId ? continuingMessage(turn.stream, continuesMessageId) : turn.stream) : undefined;
           if (!peeked || peeked.failedBeforeOutput) {
             // Nothing is sent yet; a model that failed before saying anything is answered 502.
             peeked?.reader.releaseLock();
