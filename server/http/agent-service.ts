@@ -3,6 +3,8 @@ import type { HarnessCore } from '../core/harness-core.js';
 import { type AppOptions, createApp } from './create-app.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
+import { registerMcpRoutes } from './routes/mcp-routes.js';
+import { registerMcpServerToolsRoutes } from './routes/mcp-server-tools-routes.js';
 import { registerWebhookDeliveryRoutes } from './routes/webhook-delivery-routes.js';
 import { registerWebhookRoutes } from './routes/webhook-routes.js';
 import { rootView } from './schemas.js';
@@ -36,5 +38,7 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
     registerAsyncRoutes(app, core);
     registerWebhookRoutes(app, core);
     registerWebhookDeliveryRoutes(app, core);
+    registerMcpRoutes(app, core);
+    registerMcpServerToolsRoutes(app, core);
   });
 }
