@@ -1,6 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { profilesPath, saveProfile } from '../cli/profiles.js';
+import { runInProcess } from '../cli/test-support/run-in-process.js';
+import { createTestContext } from '../cli/test-support/test-context.js';
 import { startFixtureMcpServer, type FixtureMcpServer } from '../fixtures/mcp-server/fixture-mcp-server.js';
 import { defaultMcpSettings } from '../server/core/mcp/mcp-settings.js';
 import { startSandboxStack, toolResults, type SandboxStack } from './support/sandbox-stack.js';
@@ -21,13 +24,14 @@ describe('MCP servers as tools', () => {
   let stack: SandboxStack;
   let fixture: FixtureMcpServer;
   let secret: string;
+  let accountId: string;
   let turn = 0;
   const key = () => `mcp-${(turn += 1)}`;
 
   beforeAll(async () => {
     fixture = await startFixtureMcpServer({ bearer: fixtureToken });
     stack = await startSandboxStack({ mcp: { ...defaultMcpSettings, callTimeoutMs: 500, connectTimeoutMs: 2000 } });
-    ({ secret } = await stack.createAccount('mcp-user'));
+    ({ secret, accountId } = await stack.createAccount('mcp-user'));
   });
   afterAll(async () => {
     await stack.close();
@@ -152,5 +156,15 @@ describe('MCP servers as tools', () => {
     expect(body.tools.find((tool) => tool.name === 'echo')).toMatchObject({ modelName: 'fixture__echo', offered: true });
     expect((await fetch(`${stack.agentUrl}/agents/mcp-agent/mcp/nope/tools`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(404);
     expect((await fetch(`${stack.agentUrl}/agents/mcp-down/mcp/down/tools`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(502);
+  });
+
+  it('harness mcp test <agent> <server> prints the tools the model sees', async () => {
+    const context = await createTestContext();
+    await saveProfile(profilesPath(context.env, context.homeDir), 'default', { accountUrl: stack.accountUrl, agentUrl: stack.agentUrl, accountId, username: 'mcp-user', secret });
+    await runInProcess(context, ['mcp', 'test', 'mcp-filtered', 'fixture']);
+    const output = context.output();
+    expect(output).toContain(`The MCP server fixture (${fixture.url}) lists`);
+    expect(output).toMatch(/fixture__echo\s+yes\s+no\s+Echoes the text back\./);
+    expect(output).toMatch(/fixture__weather\s+no \(allow\/deny\)/);
   });
 });

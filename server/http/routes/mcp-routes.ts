@@ -5,7 +5,8 @@ import { askToolName, createAgentMcpServer } from '../../core/mcp/agent-mcp-serv
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorBody } from '../error-handler.js';
 import { documentedBody } from '../openapi/documented-body.js';
-import { errorResponses } from '../openapi/error-responses.js';
+import { errorResponses, errorSchemaId } from '../openapi/error-responses.js';
+import { InvalidRequestError } from '../../core/errors.js';
 
 const jsonRpcMessage = {
   type: 'object',
@@ -14,11 +15,10 @@ const jsonRpcMessage = {
   properties: { jsonrpc: { type: 'string', const: '2.0' }, method: { type: 'string' }, id: { anyOf: [{ type: 'string' }, { type: 'number' }] }, params: { type: 'object', additionalProperties: true } },
 };
 
+/** In the shared error shape (code `invalid_request`), as every client error of the service. */
 const methodNotAllowed = {
-  description: '`method_not_allowed`: this stateless server opens no server-to-client stream (the MCP client then works without one).',
-  type: 'object',
-  required: ['error'],
-  properties: { error: { type: 'object', additionalProperties: true, required: ['code', 'message'], properties: { code: { type: 'string', const: 'method_not_allowed' }, message: { type: 'string' } } } },
+  description: '`invalid_request`: this stateless server opens no server-to-client stream (an MCP client then works without one).',
+  $ref: `${errorSchemaId}#`,
 };
 
 /**
@@ -40,7 +40,6 @@ export function registerMcpRoutes(app: FastifyInstance, core: HarnessCore): void
           response: {
             200: { description: 'The JSON-RPC answer.', anyOf: [{ type: 'object', additionalProperties: true }, { type: 'array' }] },
             202: { description: 'A notification or a response was accepted; nothing to answer.', type: 'null' },
-            406: { description: 'The Accept header must list application/json and text/event-stream (a JSON-RPC error).', type: 'object', additionalProperties: true },
             ...errorResponses(400, 413, 415),
           },
         },
@@ -48,6 +47,11 @@ export function registerMcpRoutes(app: FastifyInstance, core: HarnessCore): void
       },
       async (request, reply) => {
         const account = currentAccount(request);
+        const accept = request.headers.accept ?? '';
+        // Checked here so the refusal has the service's error shape (the SDK would answer a JSON-RPC 406).
+        if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+          throw new InvalidRequestError('headers.accept must list both application/json and text/event-stream (MCP Streamable HTTP)');
+        }
         const agents = await core.agents.list(account.accountId);
         const origin = `${request.protocol}://${request.host}`;
         const server = createAgentMcpServer({
@@ -88,7 +92,7 @@ export function registerMcpRoutes(app: FastifyInstance, core: HarnessCore): void
       },
       async (request, reply) => {
         if ((request.headers.accept ?? '').includes('text/event-stream')) {
-          return reply.status(405).header('allow', 'POST, DELETE').send(errorBody('method_not_allowed', 'This MCP server is stateless and opens no server-to-client stream; POST requests to /mcp.'));
+          return reply.status(405).header('allow', 'POST, DELETE').send(errorBody('invalid_request', 'This MCP server is stateless and opens no server-to-client stream; POST requests to /mcp.'));
         }
         const agents = await core.agents.list(currentAccount(request).accountId);
         return { transport: 'streamable-http (stateless, JSON answers)', tools: agents.map((agent) => askToolName(agent.agentId)) };

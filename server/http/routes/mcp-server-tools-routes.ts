@@ -29,7 +29,7 @@ export function registerMcpServerToolsRoutes(app: FastifyInstance, core: Harness
           tags: ['mcp'],
           params: { type: 'object', required: ['agentId', 'server'], properties: { agentId: { type: 'string' }, server: { type: 'string' } } },
           response: {
-            200: { type: 'object', required: ['server', 'url', 'tools'], properties: { server: { type: 'string' }, url: { type: 'string' }, tools: { type: 'array', items: toolView } } },
+            200: { description: "The server's tools, as listed now.", type: 'object', required: ['server', 'url', 'tools'], properties: { server: { type: 'string' }, url: { type: 'string' }, tools: { type: 'array', items: toolView } } },
             ...errorResponses(404, 502),
           },
         },
