@@ -124,7 +124,8 @@ describe('MCP servers as tools', () => {
     const read = await fetch(`${stack.accountUrl}/accounts/me/agents/mcp-secret`, { headers: { authorization: `Bearer ${secret}` } });
     const view = (await read.json()) as { config: { mcp: { fixture: { headers: Record<string, unknown> } } } };
     expect(view.config.mcp.fixture.headers).toEqual({ Authorization: { redacted: true, last4: fixtureToken.slice(-4) } });
-    const stored = (await storedRowsText(stack.dataDir)) ?? (await filesText(stack.dataDir));
+    const stored = (await storedRowsText(`${stack.dataDir}/tables`)) ?? (await filesText(stack.dataDir));
+    expect(stored).toContain('mcp-secret');
     expect(stored).not.toContain(fixtureToken);
     const back = await stack.putAgent(secret, 'mcp-secret', view.config as unknown as Record<string, unknown>);
     expect(back.status).toBe(200);
