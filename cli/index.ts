@@ -9,6 +9,7 @@ import { chatCommand } from './commands/chat.js';
 import { clusterCommand } from './commands/cluster.js';
 import { completeCommand } from './commands/complete.js';
 import { cronCommand } from './commands/cron.js';
+import { mcpCommand } from './commands/mcp.js';
 import { mockWorkerCommand } from './commands/mock-worker.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
@@ -42,6 +43,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(accountCommand(context))
     .addCommand(agentCommand(context))
     .addCommand(toolsCommand(context))
+    .addCommand(mcpCommand(context))
     .addCommand(channelsCommand(context))
     .addCommand(workspaceCommand(context))
     .addCommand(asyncCommand(context))

@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { loadProfiles, type Profile, profilesPath, saveProfile } from '../cli/profiles.js';
 import { startFixtureModel } from '../fixtures/model-server/fixture-model-server.js';
 import { startFixtureSearch } from '../fixtures/search-server/fixture-search-server.js';
+import { startFixtureMcpServer } from '../fixtures/mcp-server/fixture-mcp-server.js';
 import { startMockWorker } from '../mock-worker/mock-worker.js';
 import { serve } from '../server/serve.js';
 import { createProcessLogger } from '../server/process-logger.js';
@@ -15,6 +16,7 @@ import { createProcessLogger } from '../server/process-logger.js';
 const demoProfileName = 'demo';
 const fixtureModelKey = `sk-fixture-${randomBytes(12).toString('hex')}`;
 const fixtureSearchKey = `tvly-fixture-${randomBytes(12).toString('hex')}`;
+const fixtureMcpToken = `mcp-fixture-${randomBytes(12).toString('hex')}`;
 
 function portFromEnvironment(name: string, fallback: number): number {
   const value = process.env[name];
@@ -102,6 +104,8 @@ async function main(): Promise<void> {
   const search = await startPart('fixture search service', { FIXTURE_SEARCH_PORT: searchPort }, () => startFixtureSearch({ apiKey: fixtureSearchKey, port: searchPort }));
   process.env.ALPHA_BASE_URL ??= search.baseURL;
   process.env.ALPHA_API_KEY ??= fixtureSearchKey;
+  const mcpPort = portFromEnvironment('FIXTURE_MCP_PORT', 4600);
+  const mcp = await startPart('fixture MCP server', { FIXTURE_MCP_PORT: mcpPort }, () => startFixtureMcpServer({ port: mcpPort, bearer: fixtureMcpToken }));
   const workerPort = portFromEnvironment('MOCK_WORKER_PORT', 4300);
   const worker = await startPart('mock worker', { MOCK_WORKER_PORT: workerPort }, () => startMockWorker({ port: workerPort, delayMs: 1000 }));
   process.env.MOCK_WORKER_URL ??= worker.dispatchUrl;
@@ -116,6 +120,8 @@ async function main(): Promise<void> {
         system: 'You are the harness demo agent. Keep answers short.',
         provider: { openai: { apiKey: fixtureModelKey, baseURL: model.baseURL, model: 'fixture-model', api: 'responses' } },
         tools: { alphaSearch: { needsApproval: true, maxResults: 3 }, test_async: { async: true, execution: 'same-invocation', durationMs: 500 } },
+        // The fixture MCP server's tools, as fixture__<tool>; its bearer is a secret (redacted on read).
+        mcp: { fixture: { url: mcp.url, headers: { Authorization: `Bearer ${fixtureMcpToken}` }, needsApproval: { fail: true } } },
       },
     }),
   });
@@ -165,6 +171,7 @@ async function main(): Promise<void> {
     `  agent service     ${services.agentUrl}`,
     `  fixture model     ${model.baseURL}`,
     `  fixture search    ${search.baseURL}`,
+    `  fixture MCP       ${mcp.url} (the demo agent's config.mcp.fixture)`,
     `  mock worker       ${worker.dispatchUrl}`,
     natsLine,
     playgroundLine,
@@ -177,6 +184,9 @@ async function main(): Promise<void> {
     `  npx harness --profile ${demoProfileName} async demo-dispatch -m 'call test_external_async {"task":"demo"}' --wait`,
     `  npx harness --profile ${demoProfileName} chat demo --transport nats -m "hello over NATS"`,
     `  npx harness --profile ${demoProfileName} tools list demo`,
+    `  npx harness --profile ${demoProfileName} mcp test demo fixture`,
+    `  npx harness --profile ${demoProfileName} chat demo -m 'call fixture__weather {"city":"Oslo"}'`,
+    `  the demo account's agents over MCP: ${services.agentUrl}/mcp (bearer: the demo secret), tools ask_demo, ask_demo-dispatch`,
     '',
     'Ctrl-C stops everything.',
   ];

@@ -37,6 +37,7 @@ describe('auth matrix: every bearer-authenticated route', () => {
       eventId: answer.eventId,
       resultId: worker.dispatches[0]!.resultId,
       workspace: 'notes',
+      server: 'owner-mcp',
       '*': 'readme.txt',
     });
     const cron = await fetch(`${stack.accountUrl}/accounts/me/cron-jobs`, {

@@ -50,6 +50,9 @@ import { AccountUsage } from './usage/account-usage.js';
 import { DailyTokenBudget } from './usage/daily-token-budget.js';
 import { UsageRepository, type UsageRow } from './usage/usage-repository.js';
 import { checkAgentDestinations } from './outbound/agent-destinations.js';
+import { McpConnections } from './mcp/mcp-connections.js';
+import { type McpSettings, mcpSettingsFromEnvironment } from './mcp/mcp-settings.js';
+import { mcpToolSource } from './mcp/mcp-tool-source.js';
 import { OutboundPolicy } from './outbound/outbound-policy.js';
 import { outboundSettingsFromEnvironment, type OutboundSettings } from './outbound/outbound-settings.js';
 
@@ -93,6 +96,8 @@ export interface HarnessCoreOptions {
   coordination?: Coordination;
   /** How completion webhooks are sent and retried; default: `HARNESS_WEBHOOK_*` over the defaults. */
   webhooks?: WebhookSettings;
+  /** Timeouts, tool-list lifetime and pool bounds of MCP connections; default: `HARNESS_MCP_*` over the defaults. */
+  mcp?: McpSettings;
 }
 
 /**
@@ -126,6 +131,8 @@ export interface HarnessCore {
   completionWebhooks: CompletionWebhooks;
   cronJobs: CronJobs;
   cronScheduler: CronScheduler;
+  /** Pooled connections to agents' MCP servers (`config.mcp`), under the outbound policy. */
+  mcpConnections: McpConnections;
   /** The files of agents' workspaces, for `harness workspace push|pull|ls`. */
   workspaceFiles: WorkspaceFiles;
   /** Recover unfinished async work from storage, then start the cron scheduler; call once the service is ready. */
@@ -164,11 +171,13 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const asyncCompletions = new AsyncToolCompletions(asyncSettlement, continuations);
   const bubblewrap = options.bubblewrap ?? { available: false, reason: 'bubblewrap was not probed' };
   const sandboxSettings = options.sandboxSettings ?? sandboxSettingsFromEnvironment();
+  const mcpConnections = new McpConnections(options.mcp ?? mcpSettingsFromEnvironment(), outbound.fetch, logger);
   // The tools that come from their own config keys, never from config.tools.
   const toolSources = [
     sandboxToolSource({ bucketFolder: options.bucketFolder, bubblewrap, settings: sandboxSettings, cgroups: options.sandboxCgroups }),
     subagentToolSource(() => turns),
     skillsToolSource({ bucketFolder: options.bucketFolder }),
+    mcpToolSource(mcpConnections),
   ];
   const turns: TurnRunner = new TurnRunner({
     toolOptions: () => ({ sources: toolSources }),
@@ -267,6 +276,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     completionWebhooks,
     cronJobs,
     cronScheduler,
+    mcpConnections,
     workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder, sandboxSettings.diskQuotaBytes),
     start: async () => {
       await coordination.start();
@@ -291,6 +301,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
       // After the workers: their last transitions may still announce finishes.
       await completionWebhooks.stop();
       await coordination.close();
+      await mcpConnections.close();
       await outbound.close();
     },
   };

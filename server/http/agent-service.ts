@@ -4,6 +4,8 @@ import { type AppOptions, createApp } from './create-app.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
 import { registerStreamRoutes } from './routes/stream-routes.js';
+import { registerMcpRoutes } from './routes/mcp-routes.js';
+import { registerMcpServerToolsRoutes } from './routes/mcp-server-tools-routes.js';
 import { registerWebhookDeliveryRoutes } from './routes/webhook-delivery-routes.js';
 import { registerWebhookRoutes } from './routes/webhook-routes.js';
 import { registerPlaygroundRoutes } from './playground/playground-routes.js';
@@ -43,5 +45,7 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
     registerWebhookRoutes(app, core);
     registerWebhookDeliveryRoutes(app, core);
     registerPlaygroundRoutes(app, core, { enabled: dependencies.playground ?? playgroundEnabled(core.infrastructure.stage) });
+    registerMcpRoutes(app, core);
+    registerMcpServerToolsRoutes(app, core);
   });
 }

@@ -7,6 +7,7 @@ import type { CgroupSupport } from '../../server/core/sandbox/sandbox-cgroups.js
 import { defaultSandboxSettings, type SandboxSettings } from '../../server/core/sandbox/sandbox-settings.js';
 import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
 import type { OutboundSettings } from '../../server/core/outbound/outbound-settings.js';
+import type { McpSettings } from '../../server/core/mcp/mcp-settings.js';
 import type { WebhookSettings } from '../../server/core/completion-webhooks/webhook-settings.js';
 import type { SchedulerClock } from '../../server/core/cron-jobs/scheduler-clock.js';
 import { openTestStorage } from './test-storage.js';
@@ -70,6 +71,8 @@ export interface ChatStackOptions {
   webhooks?: WebhookSettings;
   /** The cron scheduler's clock (default: real time). */
   cronClock?: SchedulerClock;
+  /** MCP timeouts and pool bounds (default: the defaults, whatever the environment holds). */
+  mcp?: McpSettings;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -100,6 +103,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       outbound: options.outbound ?? { mode: 'any', allow: [] },
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
       ...(options.cronClock ? { cronClock: options.cronClock } : {}),
+      ...(options.mcp ? { mcp: options.mcp } : {}),
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });

@@ -57,7 +57,7 @@ export function toolResults(messages: ChatAnswer['messages']): ToolResultPart[] 
  * bucket folder named by the infrastructure definition, as `serve` makes it) with bubblewrap
  * as probed on this machine, unless the options say otherwise.
  */
-export async function startSandboxStack(options: Pick<ChatStackOptions, 'bubblewrap' | 'sandboxSettings' | 'sandboxCgroups'> = {}): Promise<SandboxStack> {
+export async function startSandboxStack(options: Pick<ChatStackOptions, 'bubblewrap' | 'sandboxSettings' | 'sandboxCgroups' | 'mcp'> = {}): Promise<SandboxStack> {
   const bubblewrap = options.bubblewrap ?? (await probeBubblewrap());
   const chat = await startChatStack({ ...options, bubblewrap });
   const lastBodyTools = (): OfferedTool[] => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { validateChannelsConfig } from '../channels/channel-config.js';
 import { validateWebhooksConfig, type WebhooksConfig } from '../completion-webhooks/webhooks-config.js';
 import { InvalidRequestError } from '../errors.js';
+import { type McpConfig, validateMcpConfig } from '../mcp/mcp-config-schema.js';
 import { httpUrlSchema } from '../outbound/http-url.js';
 import { zodIssueError } from './zod-issue.js';
 import { type AgentConfigSections, validateAgentConfigSections } from './agent-config-sections.js';
@@ -33,6 +34,8 @@ const agentConfigSchema = z.strictObject({
   skills: z.unknown().optional(),
   channels: objectOf('channel provider to its settings').optional(),
   webhooks: z.unknown().optional(),
+  // MCP servers (server/core/mcp), validated by their own validator.
+  mcp: z.unknown().optional(),
 });
 
 /**
@@ -40,9 +43,10 @@ const agentConfigSchema = z.strictObject({
  * `validateAgentConfigSections` returns them (defaults filled); the tool sources validate them
  * again, into their narrow types, when tools are built.
  */
-export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | 'webhooks' | keyof AgentConfigSections> & {
+export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | 'webhooks' | 'mcp' | keyof AgentConfigSections> & {
   tools?: Record<string, Record<string, unknown>>;
   webhooks?: WebhooksConfig;
+  mcp?: McpConfig;
 } & { [Key in keyof AgentConfigSections]?: Record<string, unknown> };
 
 /**
@@ -82,12 +86,13 @@ export function validateAgentConfig(config: unknown): AgentConfig {
   }
   const parsed = agentConfigSchema.safeParse(config);
   if (!parsed.success) throw zodIssueError('config', parsed.error);
-  const { tools, channels, webhooks, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
+  const { tools, channels, webhooks, mcp, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
   return {
     ...rest,
     ...validateAgentConfigSections({ sandbox, workspace, subagent, skills }),
     ...(tools ? { tools: validateToolsConfig(tools) } : {}),
     ...(channels ? { channels: validateChannelsConfig(channels) } : {}),
     ...(webhooks !== undefined ? { webhooks: validateWebhooksConfig(webhooks) } : {}),
+    ...(mcp !== undefined ? { mcp: validateMcpConfig(mcp) } : {}),
   };
 }

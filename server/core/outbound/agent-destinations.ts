@@ -3,7 +3,7 @@ import type { OutboundPolicy } from './outbound-policy.js';
 
 /**
  * The URLs of an agent config that the service itself calls: the model's `baseURL`, each
- * channel's `apiBaseUrl`, each tool's `workerUrl`, and the completion webhook's `url`. (`completionBaseUrl` is not here: the
+ * channel's `apiBaseUrl`, each tool's `workerUrl`, each MCP server's `url`, and the completion webhook's `url`. (`completionBaseUrl` is not here: the
  * worker calls it, not the service.)
  */
 export function agentDestinations(config: AgentConfig): { field: string; url: string }[] {
@@ -18,6 +18,7 @@ export function agentDestinations(config: AgentConfig): { field: string; url: st
     const workerUrl = (toolConfig as { workerUrl?: unknown } | undefined)?.workerUrl;
     if (typeof workerUrl === 'string') destinations.push({ field: `config.tools.${name}.workerUrl`, url: workerUrl });
   }
+  for (const [server, settings] of Object.entries(config.mcp ?? {})) destinations.push({ field: `config.mcp.${server}.url`, url: settings.url });
   const webhookUrl = config.webhooks?.completion?.url;
   if (typeof webhookUrl === 'string') destinations.push({ field: 'config.webhooks.completion.url', url: webhookUrl });
   return destinations;

@@ -18,6 +18,19 @@ export function isSecretFieldName(name: string): boolean {
   return lower === 'apikey' || lower.endsWith('token') || lower.endsWith('secret');
 }
 
+/**
+ * Fields whose every value is a secret, whatever its name: `headers` (an MCP server's request
+ * headers carry bearer tokens and API keys under names like `Authorization` or `X-Api-Key`).
+ */
+export function isSecretMapName(name: string): boolean {
+  return name === 'headers';
+}
+
+function redactMap(value: unknown): unknown {
+  if (!isRecord(value)) return redactSecrets(value);
+  return Object.fromEntries(Object.entries(value).map(([name, field]) => [name, typeof field === 'string' ? redactSecret(field) : redactSecrets(field)]));
+}
+
 export function isRedactedSecret(value: unknown): value is RedactedSecret {
   return typeof value === 'object' && value !== null && (value as { redacted?: unknown }).redacted === true;
 }
@@ -32,7 +45,8 @@ export function redactSecrets<T>(value: T): T {
   if (!isRecord(value)) return value;
   const copy: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value)) {
-    copy[name] = isSecretFieldName(name) && typeof field === 'string' ? redactSecret(field) : redactSecrets(field);
+    if (isSecretMapName(name)) copy[name] = redactMap(field);
+    else copy[name] = isSecretFieldName(name) && typeof field === 'string' ? redactSecret(field) : redactSecrets(field);
   }
   return copy as T;
 }
@@ -65,7 +79,9 @@ export function collectSecretValues(value: unknown, found: string[] = []): strin
     for (const item of value) collectSecretValues(item, found);
   } else if (isRecord(value)) {
     for (const [name, field] of Object.entries(value)) {
-      if (isSecretFieldName(name) && typeof field === 'string') found.push(field);
+      if (isSecretMapName(name) && isRecord(field)) {
+        for (const headerValue of Object.values(field)) if (typeof headerValue === 'string') found.push(headerValue);
+      } else if (isSecretFieldName(name) && typeof field === 'string') found.push(field);
       else collectSecretValues(field, found);
     }
   }

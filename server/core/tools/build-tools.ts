@@ -19,6 +19,8 @@ export interface ToolSource {
   /** The config key it reads, e.g. `config.sandbox`: for error messages. */
   name: string;
   build(config: AgentConfig, context: ToolContext): ToolSet | Promise<ToolSet>;
+  /** A tool whose name is already taken is skipped with a warning instead of failing the turn (tools an outside server lists, which the config cannot know). */
+  skipClashes?: boolean;
 }
 
 export interface BuildToolsOptions {
@@ -70,6 +72,10 @@ export async function buildTools(config: AgentConfig, context: ToolContext, opti
   for (const source of options.sources ?? []) {
     const built = await source.build(config, context);
     for (const [toolName, sourceTool] of Object.entries(built)) {
+      if (Object.hasOwn(tools, toolName) && source.skipClashes) {
+        context.logger.warn({ event: 'tool-config', tool: toolName, agentId: context.agentId }, `${source.name} defines the tool ${toolName}, which another tool already uses: skipped`);
+        continue;
+      }
       if (Object.hasOwn(tools, toolName)) throw new InvalidRequestError(`${source.name} defines the tool ${toolName}, which another tool already uses`);
       const limited = options.maxToolOutputBytes ? withOutputLimit(toolName, sourceTool, options.maxToolOutputBytes) : sourceTool;
       tools[toolName] = withToolLogging(toolName, limited, context.logger, logContext);

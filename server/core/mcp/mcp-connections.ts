@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../logger.js';
+import { packageVersion } from '../package-version.js';
+import type { McpServerConfig } from './mcp-config-schema.js';
+import type { McpSettings } from './mcp-settings.js';
+import { McpToolError } from './mcp-tool-error.js';
+
+/** One tool as a server lists it. */
+export interface McpToolDescription {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** Which server of which agent: connections and tool lists are never shared between agents. */
+export interface McpServerKey {
+  accountId: string;
+  agentId: string;
+  server: string;
+}
+
+interface PooledConnection {
+  /** The url and headers it was opened with: a changed config opens a new connection. */
+  fingerprint: string;
+  client: Client;
+  ready: Promise<void>;
+  tools?: { list: McpToolDescription[]; fetchedAt: number };
+  inFlight: number;
+  lastUsed: number;
+  /** Out of the pool: closed once its last call ends. */
+  retired?: boolean;
+  idleTimer?: NodeJS.Timeout;
+}
+
+const maxListPages = 20;
+
+function fingerprintOf(server: McpServerConfig): string {
+  return createHash('sha256').update(JSON.stringify([server.url, server.headers ?? {}])).digest('hex');
+}
+
+function slotOf(key: McpServerKey): string {
+  return JSON.stringify([key.accountId, key.agentId, key.server]);
+}
+
+/**
+ * Connections to accounts' MCP servers (Streamable HTTP, the official SDK's client): opened
+ * lazily by the first turn that needs one, pooled per agent and server, closed when idle, and
+ * bounded in number (the least recently used idle one makes room; when all are busy, the call
+ * gets a connection of its own, closed after it). Tool lists are reused for a short while and
+ * dropped when the server announces `notifications/tools/list_changed`. Every request goes
+ * through `fetch`, the outbound policy's checked fetch.
+ */
+export class McpConnections {
+  private readonly pool = new Map<string, PooledConnection>();
+
+  constructor(
+    private readonly settings: McpSettings,
+    private readonly fetch: typeof globalThis.fetch,
+    private readonly logger: Logger,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /** The server's tools, from the short-lived cache or listed now (within the connect timeout). */
+  async listTools(key: McpServerKey, server: McpServerConfig, signal?: AbortSignal): Promise<McpToolDescription[]> {
+    return this.withConnection(key, server, async (connection) => {
+      if (connection.tools && this.now() - connection.tools.fetchedAt < this.settings.toolListTtlMs) return connection.tools.list;
+      const options = { signal: signal ?? AbortSignal.timeout(this.settings.connectTimeoutMs), timeout: this.settings.connectTimeoutMs };
+      const list: McpToolDescription[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < maxListPages; page += 1) {
+        const answer = await connection.client.listTools(cursor ? { cursor } : undefined, options);
+        for (const tool of answer.tools) list.push({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema as Record<string, unknown> });
+        cursor = answer.nextCursor;
+        if (!cursor) break;
+      }
+      connection.tools = { list, fetchedAt: this.now() };
+      return list;
+    });
+  }
+
+  /** Calls `tool` with `input`; a server that is down, slow or refusing is an `McpToolError`. */
+  async callTool(key: McpServerKey, server: McpServerConfig, tool: string, input: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    return this.withConnection(key, server, async (connection) => {
+      const timeout = AbortSignal.timeout(this.settings.callTimeoutMs);
+      const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+      try {
+        return (await connection.client.callTool({ name: tool, arguments: input }, undefined, { signal: combined, timeout: this.settings.callTimeoutMs })) as CallToolResult;
+      } catch (error) {
+        if (timeout.aborted || (error instanceof McpError && error.code === ErrorCode.RequestTimeout)) {
+          throw new McpToolError(`The MCP server "${key.server}" did not answer the call of ${tool} within ${this.settings.callTimeoutMs} ms.`, 'timeout');
+        }
+        throw error;
+      }
+    });
+  }
+
+  /** Closes every pooled connection (service stop). */
+  async close(): Promise<void> {
+    const all = [...this.pool.values()];
+    this.pool.clear();
+    await Promise.all(all.map((connection) => this.closeConnection(connection)));
+  }
+
+  /** Pooled connections now open (tests and the bench look). */
+  get size(): number {
+    return this.pool.size;
+  }
+
+  private async withConnection<T>(key: McpServerKey, server: McpServerConfig, work: (connection: PooledConnection) => Promise<T>): Promise<T> {
+    const slot = slotOf(key);
+    const connection = this.acquire(slot, key, server);
+    connection.inFlight += 1;
+    try {
+      await connection.ready;
+      return await work(connection);
+    } catch (error) {
+      // A connection that failed below the protocol (refused, reset, a lost session) is not
+      // reused: the next call reconnects. A timeout or an error answer leaves it usable.
+      if (!(error instanceof McpError) && !(error instanceof McpToolError)) this.retire(slot, connection);
+      throw this.describe(key, error);
+    } finally {
+      connection.inFlight -= 1;
+      connection.lastUsed = this.now();
+      if (connection.retired) {
+        if (connection.inFlight === 0) void this.closeConnection(connection);
+      } else this.scheduleIdleClose(slot, connection);
+    }
+  }
+
+  private retire(slot: string, connection: PooledConnection): void {
+    connection.retired = true;
+    if (this.pool.get(slot) === connection) this.pool.delete(slot);
+  }
+
+  private acquire(slot: string, key: McpServerKey, server: McpServerConfig): PooledConnection {
+    const fingerprint = fingerprintOf(server);
+    const existing = this.pool.get(slot);
+    if (existing && existing.fingerprint === fingerprint) {
+      clearTimeout(existing.idleTimer);
+      return existing;
+    }
+    if (existing) {
+      this.retire(slot, existing);
+      if (existing.inFlight === 0) void this.closeConnection(existing);
+    }
+    const connection = this.open(key, server, fingerprint);
+    // When the pool is full of busy connections, this one serves one call and is closed after it.
+    if (this.pool.size >= this.settings.maxConnections && !this.evictIdle()) connection.retired = true;
+    else this.pool.set(slot, connection);
+    return connection;
+  }
+
+  private evictIdle(): boolean {
+    let oldest: [string, PooledConnection] | undefined;
+    for (const entry of this.pool) {
+      if (entry[1].inFlight === 0 && (!oldest || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;
+    }
+    if (!oldest) return false;
+    this.pool.delete(oldest[0]);
+    void this.closeConnection(oldest[1]);
+    return true;
+  }
+
+  private open(key: McpServerKey, server: McpServerConfig, fingerprint: string): PooledConnection {
+    const client = new Client({ name: 'harness', version: packageVersion });
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), { fetch: this.fetch, requestInit: { headers: server.headers ?? {} } });
+    const connection: PooledConnection = { fingerprint, client, ready: Promise.resolve(), inFlight: 0, lastUsed: this.now() };
+    client.onerror = (error) => this.logger.debug({ event: 'mcp-connection', server: key.server, agentId: key.agentId, error: error.message }, 'MCP connection error');
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      connection.tools = undefined;
+    });
+    connection.ready = client.connect(transport, { timeout: this.settings.connectTimeoutMs, signal: AbortSignal.timeout(this.settings.connectTimeoutMs) });
+    // Awaited by every user; this keeps a failure nobody waits for from being unhandled.
+    connection.ready.catch(() => undefined);
+    return connection;
+  }
+
+  private scheduleIdleClose(slot: string, connection: PooledConnection): void {
+    clearTimeout(connection.idleTimer);
+    if (connection.inFlight > 0) return;
+    connection.idleTimer = setTimeout(() => {
+      if (this.pool.get(slot) !== connection || connection.inFlight > 0) return;
+      this.pool.delete(slot);
+      void this.closeConnection(connection);
+    }, this.settings.idleCloseMs);
+    connection.idleTimer.unref();
+  }
+
+  private async closeConnection(connection: PooledConnection): Promise<void> {
+    clearTimeout(connection.idleTimer);
+    await connection.client.close().catch(() => undefined);
+  }
+
+  /** The error the model gets: what went wrong with which server, never a header or a body. */
+  private describe(key: McpServerKey, error: unknown): Error {
+    if (error instanceof McpToolError) return error;
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) return new McpToolError(`The MCP server "${key.server}" did not answer within the time allowed.`, 'timeout');
+      return new McpToolError(`The MCP server "${key.server}" refused the request: ${error.message}`, 'protocol');
+    }
+    const cause = (error as { cause?: { message?: string; code?: string } } | undefined)?.cause;
+    const detail = cause?.code ?? cause?.message ?? (error as Error | undefined)?.message ?? String(error);
+    return new McpToolError(`The MCP server "${key.server}" is unavailable (${detail}).`, 'unavailable');
+  }
+}

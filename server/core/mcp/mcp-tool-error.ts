@@ -1,0 +1,15 @@
+/**
+ * A call of an MCP tool that did not give a result: the server is down, too slow, refused the
+ * call, or the tool reported a failure. The message is for the model (it gets it as the tool's
+ * error) and names the server, never its headers.
+ */
+export class McpToolError extends Error {
+  constructor(
+    message: string,
+    /** `unavailable` (connecting failed), `timeout`, `protocol` (the server answered with an error) or `tool` (the tool reported `isError`). */
+    readonly kind: 'unavailable' | 'timeout' | 'protocol' | 'tool',
+  ) {
+    super(message);
+    this.name = 'McpToolError';
+  }
+}
