@@ -33,6 +33,7 @@ import type { Storage } from './storage/table-store.js';
 import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.js';
 import { saveConversation } from './turns/save-conversation.js';
 import { TurnAdmission } from './turns/turn-admission.js';
+import { RunCancellation } from './turns/run-cancellation.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import type { BubblewrapStatus } from './sandbox/bubblewrap-probe.js';
 import type { CgroupSupport } from './sandbox/sandbox-cgroups.js';
@@ -112,6 +113,8 @@ export interface HarnessCore {
   asyncCompletions: AsyncToolCompletions;
   continuations: ContinuationDispatcher;
   asyncRequests: AsyncRequests;
+  /** Cancel requests: stop a running turn on any replica, or close a run that waits. */
+  cancellation: RunCancellation;
   /** Runs `/async` requests, cron runs and every continuation after async tools. */
   asyncWorker: BackgroundWorker;
   /** Token usage per account, agent and day, and the daily token budget. */
@@ -183,6 +186,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
       statusRows: transitions,
       save: (state, version) => saveConversation(conversations, state, version),
       usage,
+      runningTurns: coordination.runningTurns,
     },
     logger,
     now,
@@ -204,6 +208,17 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   });
   continuations.sendTo((job) => asyncWorker.enqueue(job));
   const asyncRequests = new AsyncRequests({ agents, repository: requestsRepository, transitions, enqueue: (job) => asyncWorker.enqueue(job), accountCheck: accounts.requireEnabled });
+  const cancellation = new RunCancellation({
+    runningTurns: coordination.runningTurns,
+    requests: requestsRepository,
+    transitions,
+    conversations,
+    settlement: asyncSettlement,
+    agents,
+    locks: coordination.conversationLocks,
+    logger,
+    now,
+  });
   const channels = createChannels({
     table: options.storage.table<ChannelDelivery>(tables.channelDeliveries),
     agents,
@@ -250,6 +265,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     asyncCompletions,
     continuations,
     asyncRequests,
+    cancellation,
     asyncWorker,
     usage,
     channels,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../core/harness-core.js';
 import { type AppOptions, createApp } from './create-app.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
+import { registerCancelRoutes } from './routes/cancel-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
 import { registerWebhookDeliveryRoutes } from './routes/webhook-delivery-routes.js';
 import { registerWebhookRoutes } from './routes/webhook-routes.js';
@@ -34,6 +35,7 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
     }));
     registerChatRoutes(app, core, { enableDirectApi: dependencies.enableDirectApi ?? true });
     registerAsyncRoutes(app, core);
+    registerCancelRoutes(app, core);
     registerWebhookRoutes(app, core);
     registerWebhookDeliveryRoutes(app, core);
   });
