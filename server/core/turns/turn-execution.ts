@@ -2,7 +2,7 @@ import { generateId, NoOutputGeneratedError, stepCountIs, streamText, type Model
 import type { Agent } from '../agents/agent.js';
 import { type AsyncRequestTransitions, cancelledReason } from '../async-requests/async-request-transitions.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
-import type { DeliveryMetadata } from '../async-tools/async-tool-result.js';
+import { type DeliveryMetadata, groupIdOfResult } from '../async-tools/async-tool-result.js';
 import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
 import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
 import type { ApprovalRecord, ConversationState } from '../conversations/conversation.js';
@@ -121,14 +121,17 @@ export class TurnExecution {
     const { request, turnId, eventId } = this.turn;
     const unregister = this.services.runningTurns?.register(
       { turnId, eventId, accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey },
-      () => this.cancel.abort(new Error('The turn was cancelled.')),
+      // An `AbortError`: what fetch, child processes and the AI SDK recognise as a deliberate stop.
+      () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError')),
     );
     const execute = async () => {
       let final: TurnResult | undefined;
       try {
         write({ type: 'start', messageId: generateId() });
         for (const call of announce) write(asyncSettledChunk(call));
-        final = turnResult(this.outcome, await this.passes(write));
+        let status = await this.passes(write);
+        if (this.cancel.signal.aborted && (status === 'awaiting_approval' || status === 'waiting_async_tools')) status = await this.closeWaitAfterCancel();
+        final = turnResult(this.outcome, status);
         await this.recordUsage();
         write(finishChunk(final));
       } catch (error) {
@@ -199,12 +202,17 @@ export class TurnExecution {
         },
       });
       const reader = stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => describeModelError(error, this.secrets) }).getReader();
-      for (let next = await reader.read(); !next.done; next = await reader.read()) {
-        const chunk = next.value;
-        if (chunk.type === 'start-step') partialText = '';
-        else if (chunk.type === 'text-delta') partialText += chunk.delta;
-        // The turn's own finish says `cancelled`; the SDK's abort chunk would end the client's message early.
-        if (chunk.type !== 'abort') write(chunk);
+      try {
+        for (let next = await reader.read(); !next.done; next = await reader.read()) {
+          const chunk = next.value;
+          if (chunk.type === 'start-step') partialText = '';
+          else if (chunk.type === 'text-delta') partialText += chunk.delta;
+          // The turn's own finish says `cancelled`; the SDK's abort chunk would end the client's message early.
+          if (chunk.type !== 'abort') write(chunk);
+        }
+      } catch (error) {
+        // A cancel can surface as the stream's error (a tool or the provider rethrowing the abort).
+        if (!signal.aborted) throw error;
       }
       if (signal.aborted) {
         // A cancel that came after the model's last step keeps that step whole.
@@ -294,6 +302,31 @@ export class TurnExecution {
     if (asyncPass && asyncPass.createdRows().length > 0) await this.services.completions.cancelGroup(asyncPass.groupId, cancelledReason);
     state.updatedAt = timestamp;
     this.version = await this.services.save(state, this.version);
+    await this.markRowCancelled();
+    this.services.logger.info({ event: 'turn', turnId, eventId, agentId: request.agentId }, 'turn cancelled');
+    return 'cancelled';
+  }
+
+  /**
+   * The cancel came as the turn stopped to wait (for a person or external calls): what it
+   * waits for is closed here, as a cancel of a waiting run would close it.
+   */
+  private async closeWaitAfterCancel(): Promise<TurnStatus> {
+    const { state, turnId } = this.turn;
+    const timestamp = this.services.now().toISOString();
+    const groups = new Set(this.outcome.waitingOn.map((call) => groupIdOfResult(call.resultId)).filter((id): id is string => id !== undefined));
+    for (const groupId of groups) await this.services.completions.cancelGroup(groupId, cancelledReason);
+    this.outcome.waitingOn = [];
+    if (denyOpenApprovals(state, () => 'The run was cancelled before this approval was answered.', turnId, timestamp).length > 0) {
+      state.updatedAt = timestamp;
+      this.version = await this.services.save(state, this.version);
+    }
+    await this.markRowCancelled();
+    return 'cancelled';
+  }
+
+  private async markRowCancelled(): Promise<void> {
+    const { request, eventId } = this.turn;
     const result = turnResult(this.outcome, 'cancelled');
     await this.services.statusRows.cancel({
       eventId,
@@ -305,8 +338,6 @@ export class TurnExecution {
       messages: result.messages,
       ...(this.outcome.usage ? { usage: this.outcome.usage } : {}),
     });
-    this.services.logger.info({ event: 'turn', turnId, eventId, agentId: request.agentId }, 'turn cancelled');
-    return 'cancelled';
   }
 
   /** Counts this run's tokens, and the turn when this run started it (a user message). */
