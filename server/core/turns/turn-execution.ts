@@ -119,17 +119,25 @@ export class TurnExecution {
       }
     };
     const { request, turnId, eventId } = this.turn;
-    const unregister = this.services.runningTurns?.register(
+    const registered = this.services.runningTurns?.register(
       { turnId, eventId, accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey },
       // An `AbortError`: what fetch, child processes and the AI SDK recognise as a deliberate stop.
       () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError')),
     );
+    let unregistered = false;
+    const unregister = () => {
+      if (unregistered) return;
+      unregistered = true;
+      registered?.();
+    };
     const execute = async () => {
       let final: TurnResult | undefined;
       try {
         write({ type: 'start', messageId: generateId() });
         for (const call of announce) write(asyncSettledChunk(call));
         let status = await this.passes(write);
+        // From here a cancel finds the run in storage (waiting, or ended), not running.
+        unregister();
         if (this.cancel.signal.aborted && (status === 'awaiting_approval' || status === 'waiting_async_tools')) status = await this.closeWaitAfterCancel();
         final = turnResult(this.outcome, status);
         await this.recordUsage();
@@ -142,7 +150,7 @@ export class TurnExecution {
         write({ type: 'error', errorText: this.outcome.failure.message });
         write(finishChunk(final));
       } finally {
-        unregister?.();
+        unregister();
         this.turn.release();
         resolveResult(final ?? turnResult(this.outcome, 'failed'));
         try {
