@@ -12,6 +12,7 @@ import { cronCommand } from './commands/cron.js';
 import { mockWorkerCommand } from './commands/mock-worker.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
+import { cancelCommand } from './commands/cancel.js';
 import { toolsCommand } from './commands/tools.js';
 import { usageCommand } from './commands/usage.js';
 import { workspaceCommand } from './commands/workspace.js';
@@ -47,6 +48,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(asyncCommand(context))
     .addCommand(cronCommand(context))
     .addCommand(statusCommand(context))
+    .addCommand(cancelCommand(context))
     .addCommand(usageCommand(context))
     .addCommand(completeCommand(context))
     .addCommand(mockWorkerCommand(context))
