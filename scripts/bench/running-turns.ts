@@ -5,7 +5,6 @@
  * takes to abort the turn by NOTIFY. `npx tsx scripts/bench/running-turns.ts`; figures in
  * docs/run-control.md.
  */
-/* eslint-disable no-console */
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { InMemoryRunningTurns } from '../../server/core/coordination/running-turns.js';
