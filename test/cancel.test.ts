@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeBubblewrap } from '../server/core/sandbox/bubblewrap-probe.js';
+import { subagentConversationKey } from '../server/core/subagents/subagent-conversation-key.js';
 import { startChatStack, type ChatStack } from './support/chat-stack.js';
 import { startRecordingWorker } from './support/recording-worker.js';
 import { uiChunkStream } from './support/sse-chunks.js';
@@ -67,6 +68,7 @@ describe('cancel a run', () => {
       provider: stack.provider(),
       tools: { test_external_async: { async: true, execution: 'external-dispatch', completionBaseUrl: stack.agentUrl, completionBearerToken: secret, workerUrl: worker.dispatchUrl } },
     });
+    await stack.putAgent(secret, 'boss', { provider: stack.provider('chat'), subagent: { agents: { talker: { description: 'Talks at length' } } } });
     await stack.putAgent(otherSecret, 'talker', { provider: stack.provider('chat') });
   });
   afterAll(async () => {
@@ -229,6 +231,27 @@ describe('cancel a run', () => {
     const messages = await storedMessages('talker', key);
     expect(messages.map((message) => message.role)).toEqual(['user']);
     expect(await (await stack.chat(secret, 'talker', { conversationKey: key, message: 'next' })).json()).toMatchObject({ status: 'completed' });
+  });
+
+  it("cancels a subagent's turn with its caller's", async () => {
+    stack.model.setOptions({ chunkDelayMs: 20 });
+    const key = nextKey();
+    const childKey = subagentConversationKey(key, 'talker');
+    const callsBefore = stack.model.callCount();
+    const turn = await streamUntil('boss', key, `call run_subagent ${JSON.stringify({ agentId: 'talker', message: 'long: 400' })}`, (chunks) => chunks.some((chunk) => chunk.type === 'tool-input-available'));
+    // The caller's model call, then the subagent's.
+    await until('the subagent to call the model', () => (stack.model.callCount() >= callsBefore + 2 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await post(`/agents/boss/conversations/${key}/cancel`)).status).toBe(202);
+    const chunks = await turn.rest();
+    stack.model.setOptions({ chunkDelayMs: 0 });
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'cancelled' } });
+    const child = await until('the subagent turn to end', async () => {
+      const messages = (await get<{ messages?: StoredMessage[] }>(`/agents/talker/conversations/${encodeURIComponent(childKey)}`)).body.messages ?? [];
+      return messages.length >= 2 ? messages : undefined;
+    });
+    expect(child.at(-1)).toMatchObject({ role: 'assistant', cancelled: true });
+    expect((await post(`/agents/talker/conversations/${encodeURIComponent(childKey)}/cancel`)).status).toBe(409);
   });
 
   it('a dropped SSE connection does not cancel the turn', async () => {

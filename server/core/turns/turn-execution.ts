@@ -124,10 +124,14 @@ export class TurnExecution {
       // An `AbortError`: what fetch, child processes and the AI SDK recognise as a deliberate stop.
       () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError')),
     );
+    const followCaller = () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError'));
+    if (request.signal?.aborted) followCaller();
+    else request.signal?.addEventListener('abort', followCaller, { once: true });
     let unregistered = false;
     const unregister = () => {
       if (unregistered) return;
       unregistered = true;
+      request.signal?.removeEventListener('abort', followCaller);
       registered?.();
     };
     const execute = async () => {
