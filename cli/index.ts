@@ -13,6 +13,7 @@ import { mcpCommand } from './commands/mcp.js';
 import { mockWorkerCommand } from './commands/mock-worker.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
+import { cancelCommand } from './commands/cancel.js';
 import { toolsCommand } from './commands/tools.js';
 import { usageCommand } from './commands/usage.js';
 import { workspaceCommand } from './commands/workspace.js';
@@ -49,6 +50,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(asyncCommand(context))
     .addCommand(cronCommand(context))
     .addCommand(statusCommand(context))
+    .addCommand(cancelCommand(context))
     .addCommand(usageCommand(context))
     .addCommand(completeCommand(context))
     .addCommand(mockWorkerCommand(context))

@@ -3,7 +3,7 @@
  * Fields the CLI does not show are kept as they came, so `--json` prints them unchanged.
  */
 
-export type EventStatusName = 'queued' | 'processing' | 'awaiting_approval' | 'waiting_async_tools' | 'completed' | 'failed';
+export type EventStatusName = 'queued' | 'processing' | 'awaiting_approval' | 'waiting_async_tools' | 'completed' | 'failed' | 'cancelled';
 
 export interface PendingApproval {
   approvalId: string;
@@ -30,7 +30,7 @@ export interface EventStatus {
 }
 
 /** The statuses `--wait` stops at; the others (queued, processing, waiting_async_tools) go on by themselves. */
-const finalStatuses: ReadonlySet<string> = new Set<EventStatusName>(['completed', 'failed', 'awaiting_approval']);
+const finalStatuses: ReadonlySet<string> = new Set<EventStatusName>(['completed', 'failed', 'cancelled', 'awaiting_approval']);
 
 export function isFinalStatus(status: string): boolean {
   return finalStatuses.has(status);

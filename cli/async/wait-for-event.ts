@@ -104,4 +104,5 @@ export function printSettledEvent(context: CliContext, event: EventStatus, optio
     printText(context.stdout, approvalHint(commandHint(context.env, options.profile), options, approvals.map((approval) => approval.approvalId)));
   }
   if (event.status === 'failed') throw new CliError(`event ${event.eventId} failed: ${errorText(event.error)}`);
+  if (event.status === 'cancelled') throw new CliError(`event ${event.eventId} was cancelled`);
 }

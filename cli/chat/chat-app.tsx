@@ -29,6 +29,7 @@ export function ChatApp({ session, agentId, historyLength }: ChatAppProps) {
     const effect = keys.effect;
     if (!effect) return;
     if (effect.kind === 'exit') exit();
+    else if (effect.kind === 'cancel') session.cancel().catch(() => {});
     else if (effect.kind === 'send') session.sendText(effect.text).catch(() => {});
     else session.answerApprovals(effect.answers).catch(() => {});
     // Each effect runs once, when its number comes up.

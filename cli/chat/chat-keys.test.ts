@@ -91,3 +91,22 @@ describe('chat keys', () => {
     expect(once(initialKeyState, 'y\ry\rhello\r')).toMatchObject({ effect: { kind: 'answer' }, effectId: 1, input: 'hello\n' });
   });
 });
+
+describe('cancelling a turn from the keyboard', () => {
+  const press = (state: KeyState, typed: string, key: KeyFlags, busy: boolean) => reduceKey(state, { typed, key, pending: [], busy });
+
+  it('Ctrl-C while a reply streams cancels the turn and keeps what is typed; with nothing running it exits', () => {
+    const typing = press(initialKeyState, 'draft', {}, true);
+    const cancelled = press(typing, 'c', { ctrl: true }, true);
+    expect(cancelled.effect).toEqual({ kind: 'cancel' });
+    expect(cancelled.effectId).toBe(typing.effectId + 1);
+    expect(cancelled.input).toBe('draft');
+    expect(press(initialKeyState, 'c', { ctrl: true }, false).effect).toEqual({ kind: 'exit' });
+  });
+
+  it('Esc while a reply streams cancels the turn; Esc when idle does nothing', () => {
+    expect(press(initialKeyState, '', { escape: true, meta: true }, true).effect).toEqual({ kind: 'cancel' });
+    const idle = press(initialKeyState, '', { escape: true, meta: true }, false);
+    expect(idle.effect).toBeUndefined();
+  });
+});

@@ -8,7 +8,8 @@ import type { ApprovalRequest } from './chat-transcript.js';
  * runs each one once.
  */
 
-export type ChatEffect = { kind: 'send'; text: string } | { kind: 'answer'; answers: ApprovalAnswer[] } | { kind: 'exit' };
+/** `cancel`: stop the running turn (Esc or Ctrl-C while a reply streams); the chat stays open. */
+export type ChatEffect = { kind: 'send'; text: string } | { kind: 'answer'; answers: ApprovalAnswer[] } | { kind: 'exit' } | { kind: 'cancel' };
 
 export interface KeyState {
   /** The message being typed. */
@@ -77,6 +78,10 @@ function answer(state: KeyState, given: ApprovalAnswer, pending: readonly Approv
  */
 export function reduceKey(state: KeyState, press: KeyPress): KeyState {
   const { typed, key } = press;
+  // Ctrl-C cancels the running turn and stays in the chat; with nothing running it leaves.
+  if (key.ctrl && typed === 'c') return withEffect(state, { kind: press.busy ? 'cancel' : 'exit' });
+  // Esc while a reply streams cancels the turn (no approval is asked while a stream is open).
+  if (key.escape && press.busy) return withEffect(state, { kind: 'cancel' });
   // Ink sets meta for Esc, so Esc is read before modified keys are ignored.
   if (key.escape) return reduceOneKey(state, press);
   if (key.ctrl || key.meta) return state;

@@ -56,3 +56,54 @@ describe('ChatSession.close', () => {
     await expect(session.sendText('again')).rejects.toThrow();
   });
 });
+
+describe('ChatSession.cancel', () => {
+  /** A stream that sends some text, then waits until `release` to send its finish with `status`. */
+  function heldSource(): { source: ChatStreamSource; release: (status: string) => void } {
+    let release!: (status: string) => void;
+    const finished = new Promise<string>((resolve) => (release = resolve));
+    const source: ChatStreamSource = {
+      open: async () =>
+        (async function* () {
+          yield { type: 'text-start', id: 't' } as UIMessageChunk;
+          yield { type: 'text-delta', id: 't', delta: 'Half a' } as UIMessageChunk;
+          const status = await finished;
+          yield { type: 'text-end', id: 't' } as UIMessageChunk;
+          yield { type: 'finish', messageMetadata: { status } } as UIMessageChunk;
+        })(),
+    };
+    return { source, release };
+  }
+
+  it('asks the service to cancel the running turn; the stream runs to its cancelled finish and the text stays', async () => {
+    const { source, release } = heldSource();
+    let cancels = 0;
+    const session = new ChatSession({ source, conversationKey: 'c1', cancelRun: async () => void (cancels += 1) });
+    const sent = session.sendText('write a lot');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(session.getSnapshot().busy).toBe(true);
+    await session.cancel();
+    expect(cancels).toBe(1);
+    release('cancelled');
+    await sent;
+    expect(session.transcript.status).toBe('cancelled');
+    expect(session.transcript.entries.some((entry) => entry.kind === 'text' && entry.text === 'Half a')).toBe(true);
+  });
+
+  it('does nothing with no turn running, and shows a refused cancel without leaving the session', async () => {
+    let cancels = 0;
+    const idle = new ChatSession({ source: scriptedChatSource([]), conversationKey: 'c1', cancelRun: async () => void (cancels += 1) });
+    await idle.cancel();
+    expect(cancels).toBe(0);
+
+    const { source, release } = heldSource();
+    const session = new ChatSession({ source, conversationKey: 'c2', cancelRun: () => Promise.reject(new Error('Nothing is running on conversation "c2"')) });
+    const sent = session.sendText('hi');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await session.cancel();
+    release('completed');
+    await sent;
+    expect(session.transcript.status).toBe('completed');
+    expect(session.transcript.entries.some((entry) => entry.kind === 'error' && entry.errorText.includes('could not cancel'))).toBe(true);
+  });
+});

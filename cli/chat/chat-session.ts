@@ -34,6 +34,8 @@ export interface ChatSessionOptions {
   transcript?: ChatTranscript;
   /** Answers approval requests without asking, then streams the continuation. */
   approvalPolicy?: ApprovalPolicy;
+  /** Asks the service to cancel the conversation's running turn (its stream then ends with status `cancelled`). */
+  cancelRun?: () => Promise<unknown>;
   /** Sees each chunk as it arrives, after the transcript took it in. */
   onChunk?: (chunk: UIMessageChunk, transcript: ChatTranscript) => void;
 }
@@ -76,6 +78,21 @@ export class ChatSession {
   /** Aborts an open stream (the user left); later sends fail at once. */
   close(): void {
     this.#abort.abort();
+  }
+
+  /**
+   * Cancels the running turn through the service; the open stream goes on to the turn's
+   * `finish` (status `cancelled`), so what was written stays in the transcript. A failed
+   * request (the turn ended meanwhile: 409) is shown, and the chat stays open.
+   */
+  async cancel(): Promise<void> {
+    if (!this.#snapshot.busy || !this.#options.cancelRun) return;
+    try {
+      await this.#options.cancelRun();
+    } catch (error) {
+      const transcript = this.transcript;
+      this.#update({ ...transcript, entries: [...transcript.entries, { kind: 'error', errorText: `could not cancel: ${describeError(error).line}` }] });
+    }
   }
 
   get transcript(): ChatTranscript {

@@ -7,7 +7,7 @@ import type { ApprovalAnswer } from './chat-stream-source.js';
  */
 
 /** How a turn ended, as the `status` of the service's `finish` chunk metadata says. */
-export type TurnStatus = 'completed' | 'awaiting_approval' | 'waiting_async_tools' | 'failed';
+export type TurnStatus = 'completed' | 'awaiting_approval' | 'waiting_async_tools' | 'failed' | 'cancelled';
 
 /** `idle` before the first turn, `streaming` while a stream is open. */
 export type TranscriptStatus = TurnStatus | 'idle' | 'streaming';
@@ -97,7 +97,7 @@ export interface ChatTranscript {
 
 export const emptyTranscript: ChatTranscript = { entries: [], approvals: [], status: 'idle' };
 
-const turnStatuses = new Set<string>(['completed', 'awaiting_approval', 'waiting_async_tools', 'failed']);
+const turnStatuses = new Set<string>(['completed', 'awaiting_approval', 'waiting_async_tools', 'failed', 'cancelled']);
 
 /** Approval requests that have no answer yet. */
 export function pendingApprovals(transcript: ChatTranscript): ApprovalRecord[] {

@@ -56,7 +56,7 @@ export function InputLine({ value, busy }: { value: string; busy: boolean }) {
         ›{' '}
       </Text>
       <Text>{value}</Text>
-      {busy ? <Text dimColor> (streaming…)</Text> : <Text>█</Text>}
+      {busy ? <Text dimColor> (streaming…) Esc or Ctrl-C cancels</Text> : <Text>█</Text>}
     </Box>
   );
 }
@@ -99,6 +99,7 @@ export function ChatView({ agentId, conversationKey, transcript, historyLength, 
       {live.map((entry, index) => (
         <EntryView key={`l${index}`} entry={entry} />
       ))}
+      {transcript.status === 'cancelled' && !busy ? <Text dimColor>Cancelled; what was written before is kept in the conversation.</Text> : null}
       {transcript.status === 'waiting_async_tools' && !busy ? <Text dimColor>Waiting for async tools; their results land in the conversation.</Text> : null}
       {prompt ? <ApprovalPrompt {...prompt} /> : <InputLine value={input} busy={busy} />}
     </Box>

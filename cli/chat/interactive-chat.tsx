@@ -5,7 +5,8 @@ import { ChatApp } from './chat-app.js';
 import type { ChatSession } from './chat-session.js';
 
 /**
- * Runs the Ink chat on the terminal until the user leaves (`/exit`, Ctrl-C), then prints
+ * Runs the Ink chat on the terminal until the user leaves (`/exit`, or Ctrl-C with no turn
+ * running: Ctrl-C during a turn cancels it, which `ChatApp` reads as a key), then prints
  * the conversation key so the user can come back to it.
  */
 export async function runInteractiveChat(context: CliContext, options: { session: ChatSession; agentId: string; historyLength: number; hint: CommandHint }): Promise<void> {
@@ -13,7 +14,7 @@ export async function runInteractiveChat(context: CliContext, options: { session
     // Only reached when both are terminals, which only the process streams are.
     stdout: context.stdout as NodeJS.WriteStream,
     stdin: context.stdin as NodeJS.ReadStream,
-    exitOnCtrlC: true,
+    exitOnCtrlC: false,
   });
   // Approvals left pending in the history are answered at once under --approve-all/--deny-all.
   options.session.answerPendingApprovals().catch(() => {});

@@ -11,6 +11,7 @@ import { loadConversation, transcriptFromHistory } from '../chat/conversation-hi
 import { runOneShotChat } from '../chat/one-shot-chat.js';
 import { askApprovalsOnTerminal } from '../chat/terminal-approvals.js';
 import { commandHint } from '../command-hint.js';
+import { cancelPath } from './cancel.js';
 import { isTerminal } from '../is-terminal.js';
 import { commandOptions, openAgentSession, serveCommand, withJsonOption, type CommonOptions } from '../session.js';
 
@@ -85,7 +86,9 @@ async function runChat(
   }
 
   const transcript = history ?? transcriptFromHistory(undefined);
-  const session = new ChatSession({ source, conversationKey, transcript, approvalPolicy });
+  // Esc or Ctrl-C during a turn: the cancel route of this conversation, whatever the transport.
+  const cancelRun = () => agentService.send('POST', cancelPath({ agentId, conversationKey }));
+  const session = new ChatSession({ source, conversationKey, transcript, approvalPolicy, cancelRun });
   // Loaded only here: the one-shot mode and the tests never pull Ink and React in.
   const { runInteractiveChat } = await import('../chat/interactive-chat.js');
   await runInteractiveChat(context, { session, agentId, historyLength: transcript.entries.length, hint });

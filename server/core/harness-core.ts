@@ -35,6 +35,7 @@ import type { Storage } from './storage/table-store.js';
 import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.js';
 import { saveConversation } from './turns/save-conversation.js';
 import { TurnAdmission } from './turns/turn-admission.js';
+import { RunCancellation } from './turns/run-cancellation.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import type { BubblewrapStatus } from './sandbox/bubblewrap-probe.js';
 import type { CgroupSupport } from './sandbox/sandbox-cgroups.js';
@@ -121,6 +122,8 @@ export interface HarnessCore {
   chunkLog: SwitchableChunkLog;
   continuations: ContinuationDispatcher;
   asyncRequests: AsyncRequests;
+  /** Cancel requests: stop a running turn on any replica, or close a run that waits. */
+  cancellation: RunCancellation;
   /** Runs `/async` requests, cron runs and every continuation after async tools. */
   asyncWorker: BackgroundWorker;
   /** Token usage per account, agent and day, and the daily token budget. */
@@ -196,6 +199,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
       statusRows: transitions,
       save: (state, version) => saveConversation(conversations, state, version),
       usage,
+      runningTurns: coordination.runningTurns,
     },
     logger,
     now,
@@ -223,6 +227,17 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     stream: (group, turnId) => (chunk) => chunkLog.append({ accountId: group.accountId, agentId: group.agentId, conversationKey: group.conversationKey, turnId }, chunk),
   });
   const asyncRequests = new AsyncRequests({ agents, repository: requestsRepository, transitions, enqueue: (job) => asyncWorker.enqueue(job), accountCheck: accounts.requireEnabled });
+  const cancellation = new RunCancellation({
+    runningTurns: coordination.runningTurns,
+    requests: requestsRepository,
+    transitions,
+    conversations,
+    settlement: asyncSettlement,
+    agents,
+    locks: coordination.conversationLocks,
+    logger,
+    now,
+  });
   const channels = createChannels({
     table: options.storage.table<ChannelDelivery>(tables.channelDeliveries),
     agents,
@@ -270,6 +285,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     chunkLog,
     continuations,
     asyncRequests,
+    cancellation,
     asyncWorker,
     usage,
     channels,

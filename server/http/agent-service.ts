@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../core/harness-core.js';
 import { type AppOptions, createApp } from './create-app.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
+import { registerCancelRoutes } from './routes/cancel-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
 import { registerStreamRoutes } from './routes/stream-routes.js';
 import { registerMcpRoutes } from './routes/mcp-routes.js';
@@ -42,6 +43,7 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
     registerChatRoutes(app, core, { enableDirectApi: dependencies.enableDirectApi ?? true });
     registerStreamRoutes(app, core);
     registerAsyncRoutes(app, core);
+    registerCancelRoutes(app, core);
     registerWebhookRoutes(app, core);
     registerWebhookDeliveryRoutes(app, core);
     registerPlaygroundRoutes(app, core, { enabled: dependencies.playground ?? playgroundEnabled(core.infrastructure.stage) });

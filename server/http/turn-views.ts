@@ -7,7 +7,7 @@ import { tokenUsageView } from './usage-schemas.js';
  * dropped by the response serializer.
  */
 
-const turnStatus = { type: 'string', enum: ['completed', 'awaiting_approval', 'waiting_async_tools', 'failed'] } as const;
+const turnStatus = { type: 'string', enum: ['completed', 'awaiting_approval', 'waiting_async_tools', 'failed', 'cancelled'] } as const;
 
 /** The JSON answer of `POST /agents/{agentId}/chat` (a request that does not accept `text/event-stream`). */
 export const chatAnswerView = {
@@ -43,7 +43,7 @@ export const statusRowView = {
   required: ['eventId', 'status', 'conversationKey', 'createdAt', 'updatedAt', 'usage'],
   properties: {
     eventId: { type: 'string' },
-    status: { type: 'string', enum: ['queued', 'processing', 'awaiting_approval', 'waiting_async_tools', 'completed', 'failed'] },
+    status: { type: 'string', enum: ['queued', 'processing', 'awaiting_approval', 'waiting_async_tools', 'completed', 'failed', 'cancelled'] },
     conversationKey: { type: 'string' },
     usage: { ...tokenUsageView, description: "The model's token usage of the turn so far, every model call summed." },
     result: {

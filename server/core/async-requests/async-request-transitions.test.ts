@@ -78,4 +78,20 @@ describe('AsyncRequestTransitions', () => {
     expect(await transitions.failInterrupted('evt_one')).toBe(true);
     expect(await repository.get('evt_one')).toMatchObject({ status: 'failed', error: 'service restarted while this turn was running' });
   });
+
+  it('cancel moves a queued or waiting row to cancelled once, creates the row of a turn that had none, and leaves final rows alone', async () => {
+    const { repository, transitions, seen } = setUp();
+    await transitions.queue(request);
+    expect(await transitions.cancel({ eventId: 'evt_one' })).toBe(true);
+    expect(await transitions.claim('evt_one')).toBeUndefined();
+    expect(await transitions.cancel({ eventId: 'evt_one' })).toBe(false);
+    expect(await repository.get('evt_one')).toMatchObject({ status: 'cancelled', error: 'cancelled by a cancel request' });
+
+    const turn = { eventId: 'evt_sse', accountId: 'acc', agentId: 'agent', conversationKey: 'k', transport: 'sse' as const, text: 'Half a', messages: [] };
+    expect(await transitions.cancel(turn)).toBe(true);
+    expect(await repository.get('evt_sse')).toMatchObject({ status: 'cancelled', result: { text: 'Half a' } });
+    await transitions.finishTurn('evt_sse', { status: 'completed', ...finished });
+    expect((await repository.get('evt_sse'))?.status).toBe('cancelled');
+    expect(seen).toEqual(['cancelled', 'cancelled']);
+  });
 });

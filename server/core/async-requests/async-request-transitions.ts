@@ -31,6 +31,21 @@ export interface WaitingTurn {
   usage?: TokenUsage;
 }
 
+/** A turn a cancel request stopped, for a row that may not exist yet (an SSE or NATS turn has none until it waits). */
+export interface CancelledTurn {
+  eventId: string;
+  accountId: string;
+  agentId: string;
+  conversationKey: string;
+  transport: TransportKind;
+  text: string;
+  messages: ModelMessage[];
+  /** The tokens of this run of the turn, added to what the row already counts. */
+  usage?: TokenUsage;
+}
+
+export const cancelledReason = 'cancelled by a cancel request';
+
 /** A row's usage plus a run's: each run of a turn adds its own calls once (it waits, or it finishes). */
 function withUsage(row: AsyncRequestRecord, usage: TokenUsage | undefined): Pick<AsyncRequestRecord, 'usage'> {
   return usage || row.usage ? { usage: addUsage(row.usage ?? noUsage, usage ?? noUsage) } : {};
@@ -40,7 +55,8 @@ export const interruptedReason = 'service restarted while this turn was running'
 
 /**
  * The status row's state machine, and its only writer: `queued` → `processing` (claimed by
- * one worker) → `awaiting_approval` | `waiting_async_tools` → `completed` | `failed`. Each
+ * one worker) → `awaiting_approval` | `waiting_async_tools` → `completed` | `failed`, or
+ * `cancelled` from any of these. Each
  * transition is a conditional write on the row read, so two writers cannot both move it, and
  * nothing moves a row out of `completed` or `failed`.
  */
@@ -111,6 +127,32 @@ export class AsyncRequestTransitions {
             ...(turn.error ? { error: turn.error.message } : {}),
           },
     );
+  }
+
+  /**
+   * A cancel request stopped the turn, or closed a request that was queued or waiting:
+   * `cancelled` from any state before the end, the row created when the turn had none.
+   * True when this call wrote it.
+   */
+  async cancel(turn: CancelledTurn | { eventId: string }): Promise<boolean> {
+    const timestamp = this.now().toISOString();
+    const finished = 'text' in turn ? { result: { text: turn.text, messages: turn.messages } } : {};
+    if ('text' in turn) {
+      const { text: _text, messages: _messages, usage, ...request } = turn;
+      try {
+        const created: AsyncRequestRecord = { ...request, status: 'cancelled', ...finished, error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [], ...(usage ? { usage } : {}), createdAt: timestamp, updatedAt: timestamp };
+        await this.repository.create(created);
+        this.notify(created);
+        return true;
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    const usage = 'text' in turn ? turn.usage : undefined;
+    const written = await this.move(turn.eventId, (row) =>
+      isFinalStatus(row.status) ? undefined : { ...row, status: 'cancelled', ...finished, error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [], ...withUsage(row, usage) },
+    );
+    return written?.changed ?? false;
   }
 
   /** The turn could not run (or its account is disabled): `failed` with the reason, unless already final. */

@@ -6,9 +6,10 @@ import type { TokenUsage } from '../usage/token-usage.js';
 
 /**
  * Where an async request stands: `queued` → `processing` → `awaiting_approval` |
- * `waiting_async_tools` → `completed` | `failed`. `completed` and `failed` are final.
+ * `waiting_async_tools` → `completed` | `failed` | `cancelled`. `completed`, `failed` and
+ * `cancelled` (a cancel request stopped it, from any state before the end) are final.
  */
-export type AsyncRequestStatus = 'queued' | 'processing' | 'awaiting_approval' | 'waiting_async_tools' | 'completed' | 'failed';
+export type AsyncRequestStatus = 'queued' | 'processing' | 'awaiting_approval' | 'waiting_async_tools' | 'completed' | 'failed' | 'cancelled';
 
 export interface PendingAsyncToolView {
   resultId: string;
@@ -45,5 +46,5 @@ export interface AsyncRequestRecord {
 }
 
 export function isFinalStatus(status: AsyncRequestStatus): boolean {
-  return status === 'completed' || status === 'failed';
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
 }

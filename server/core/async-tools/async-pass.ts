@@ -163,17 +163,28 @@ export class AsyncPass {
   /**
    * Wait for the pass's same-invocation work, at most until `deadline`; settle each row and
    * return the outcomes in call order. Work still running at the deadline fails with a clear error.
+   * A cancel (`signal`) stops the wait at once: what is still pending is left to the cancel,
+   * which closes the group's rows.
    */
-  async waitForInvocations(deadline: number): Promise<SettledInvocation[]> {
+  async waitForInvocations(deadline: number, signal?: AbortSignal): Promise<SettledInvocation[]> {
     const settled: SettledInvocation[] = [];
+    const cancelled = new Promise<'cancelled'>((resolve) => {
+      if (signal?.aborted) resolve('cancelled');
+      signal?.addEventListener('abort', () => resolve('cancelled'), { once: true });
+    });
     for (const [resultId, call] of this.pending) {
       const remaining = Math.max(0, deadline - Date.now());
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<AsyncOutcome>((resolve) => {
         timer = setTimeout(() => resolve({ status: 'failed', error: `${call.toolName} did not finish within the turn's time limit for async tools.` }), remaining);
       });
-      const outcome = await Promise.race([call.promise, timeout]);
+      const outcome = await Promise.race([call.promise, timeout, cancelled]);
       clearTimeout(timer);
+      if (outcome === 'cancelled') {
+        for (const rest of this.pending.values()) endAsyncWaitSpan(rest.span, 'failed');
+        this.pending.clear();
+        return settled;
+      }
       endAsyncWaitSpan(call.span, outcome.status);
       await this.completions.settleInProcess(resultId, outcome);
       settled.push({ resultId, toolCallId: call.toolCallId, toolName: call.toolName, outcome });

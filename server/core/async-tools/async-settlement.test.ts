@@ -72,4 +72,19 @@ describe('AsyncSettlement', () => {
     await Promise.all([settlement.finishContinuation(groupId), settlement.finishContinuation(groupId)]);
     expect((await repository.snapshot(groupId)).group?.value.continuation).toMatchObject({ state: 'done', finishedAt: expect.any(String) });
   });
+
+  it('cancelGroup closes the processing calls, seals the group without a continuation, and a later completion is a 409', async () => {
+    const { repository, settlement, resultIds } = await setUp(3, false);
+    await settlement.settle(resultIds[0]!, { status: 'completed', response: {} }, 'endpoint', 'acc');
+    const cancelled = await settlement.cancelGroup(groupId, 'cancelled by a cancel request');
+    expect(cancelled.closed).toEqual(resultIds.slice(1));
+    const snapshot = await repository.snapshot(groupId);
+    expect(snapshot.group?.value).toMatchObject({ sealed: true, cancelledAt: expect.any(String) });
+    expect(snapshot.group?.value.continuation).toBeUndefined();
+    expect(snapshot.results.map((result) => result.value.status)).toEqual(['completed', 'failed', 'failed']);
+    await expect(settlement.settle(resultIds[1]!, { status: 'completed', response: {} }, 'endpoint', 'acc')).rejects.toThrow('was cancelled with its turn');
+    expect((await settlement.seal(groupId)).claimed).toBe(false);
+    expect(await settlement.claimIfReady(groupId)).toBeUndefined();
+    expect((await settlement.cancelGroup(groupId, 'again')).closed).toEqual([]);
+  });
 });

@@ -62,6 +62,7 @@ export class AsyncSettlement {
         if (from === 'endpoint' && row.value.execution === 'same-invocation') {
           throw new ConflictError(`${resultId} is a same-invocation result: it is settled by the turn that runs it and cannot be completed from outside.`);
         }
+        if (row.value.cancelledAt) throw new ConflictError(`${resultId} was cancelled with its turn; it cannot be completed.`);
         if (row.value.status !== 'processing') throw new ConflictError(`${resultId} is already ${row.value.status}.`);
         const timestamp = this.now().toISOString();
         const settled: AsyncToolResult = {
@@ -78,7 +79,7 @@ export class AsyncSettlement {
         const pendingCount = externalRowsPending(snapshot, resultId);
         if (group) {
           nextGroup = { ...group.value, settledCount: group.value.settledCount + 1, updatedAt: timestamp };
-          if (nextGroup.sealed && pendingCount === 0 && !nextGroup.continuation && nextGroup.resultIds.length > 0) {
+          if (nextGroup.sealed && pendingCount === 0 && !nextGroup.continuation && !nextGroup.cancelledAt && nextGroup.resultIds.length > 0) {
             nextGroup = claim(nextGroup, timestamp);
             claimed = true;
           }
@@ -100,7 +101,7 @@ export class AsyncSettlement {
         const timestamp = this.now().toISOString();
         let group: DispatchGroup = { ...snapshot.group.value, sealed: true, sealedAt: snapshot.group.value.sealedAt ?? timestamp, updatedAt: timestamp };
         const pendingCount = externalRowsPending(snapshot);
-        const claimed = pendingCount === 0 && !group.continuation;
+        const claimed = pendingCount === 0 && !group.continuation && !group.cancelledAt;
         if (claimed) group = claim(group, timestamp);
         return { operations: [{ type: 'put', key: groupKey, value: group, expectedVersion: snapshot.group.version }], result: { claimed, pendingCount, group } };
       });
@@ -114,10 +115,40 @@ export class AsyncSettlement {
   async claimIfReady(groupId: string): Promise<DispatchGroup | undefined> {
     return this.repository.transition(groupId, (snapshot) => {
       const group = snapshot.group;
-      if (!group || !group.value.sealed || group.value.continuation || externalRowsPending(snapshot) > 0 || group.value.resultIds.length === 0) return { operations: [], result: undefined };
+      if (!group || !group.value.sealed || group.value.continuation || group.value.cancelledAt || externalRowsPending(snapshot) > 0 || group.value.resultIds.length === 0) return { operations: [], result: undefined };
       const claimedGroup = claim(group.value, this.now().toISOString());
       return { operations: [{ type: 'put', key: groupKey, value: claimedGroup, expectedVersion: group.version }], result: claimedGroup };
     });
+  }
+
+  /**
+   * Close a group because its turn was cancelled: every call still processing ends `failed`
+   * (completing it later is a 409), the group is sealed and marked, and a continuation claimed
+   * but not yet run is marked done, so none runs. Returns the calls it closed and the status
+   * row the group reports to.
+   */
+  async cancelGroup(groupId: string, reason: string): Promise<{ closed: string[]; eventId?: string }> {
+    try {
+      return await this.repository.transition<{ closed: string[]; eventId?: string }>(groupId, (snapshot) => {
+        const group = snapshot.group;
+        if (!group || group.value.cancelledAt) return { operations: [], result: { closed: [] } };
+        const timestamp = this.now().toISOString();
+        const operations: WriteOperation<AsyncTableRow>[] = [];
+        const closed: string[] = [];
+        for (const row of snapshot.results) {
+          if (row.value.status !== 'processing') continue;
+          operations.push({ type: 'put', key: row.key, value: { ...row.value, status: 'failed', error: reason, cancelledAt: timestamp, settledAt: timestamp, updatedAt: timestamp }, expectedVersion: row.version });
+          closed.push(row.key);
+        }
+        const continuation = group.value.continuation?.state === 'claimed' ? { ...group.value.continuation, state: 'done' as const, finishedAt: timestamp } : group.value.continuation;
+        const next: DispatchGroup = { ...group.value, sealed: true, sealedAt: group.value.sealedAt ?? timestamp, cancelledAt: timestamp, updatedAt: timestamp, ...(continuation ? { continuation } : {}) };
+        operations.push({ type: 'put', key: groupKey, value: next, expectedVersion: group.version });
+        return { operations, result: { closed, eventId: group.value.delivery.eventId } };
+      });
+    } catch (error) {
+      if (error instanceof ConditionFailedError) throw new ConflictError(`The async calls of group ${groupId} are being settled concurrently; retry the cancel.`);
+      throw error;
+    }
   }
 
   /** Mark a claimed continuation finished, so a restart does not run it again. */

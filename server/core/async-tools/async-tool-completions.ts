@@ -43,6 +43,11 @@ export class AsyncToolCompletions {
     return this.dispatchClaim(await this.settlement.settle(resultId, outcome, 'in-process'));
   }
 
+  /** Close a cancelled turn's group: its processing calls end failed and no continuation runs. */
+  cancelGroup(groupId: string, reason: string): Promise<{ closed: string[]; eventId?: string }> {
+    return this.settlement.cancelGroup(groupId, reason);
+  }
+
   /**
    * Seal a pass's group once it registered every call. When its calls have all settled the
    * seal claims the continuation, which is queued now and runs once the turn that sealed it

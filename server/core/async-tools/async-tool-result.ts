@@ -35,6 +35,8 @@ export interface AsyncToolResult {
   createdAt: string;
   updatedAt: string;
   settledAt?: string;
+  /** Set when a cancel of its turn closed the call: it ended `failed` and cannot be completed. */
+  cancelledAt?: string;
 }
 
 /**
@@ -62,6 +64,8 @@ export interface DispatchGroup {
     claimedAt: string;
     finishedAt?: string;
   };
+  /** Set when its turn was cancelled: its calls are closed and no continuation runs. */
+  cancelledAt?: string;
   /** The W3C `traceparent` of the turn that made the group (tracing on): its continuation's span links to it. */
   traceparent?: string;
   createdAt: string;

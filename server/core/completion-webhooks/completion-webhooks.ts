@@ -40,7 +40,7 @@ export interface CompletionWebhooksOptions {
 }
 
 /**
- * A row's finishes that are announced: `completed` and `failed`, and `awaiting_approval`,
+ * A row's finishes that are announced: `completed`, `failed` and `cancelled`, and `awaiting_approval`,
  * where the turn stopped and nothing moves the row on (the approval is answered by a new
  * request). Each is announced once.
  */

@@ -8,6 +8,8 @@ export interface StoredMessage {
   createdAt: string;
   /** On an assistant message: the tokens of the model call that produced it. */
   usage?: TokenUsage;
+  /** On the assistant message a cancel request cut short: the text streamed before the cancel. */
+  cancelled?: true;
 }
 
 /**
@@ -29,6 +31,8 @@ export interface ApprovalRecord {
   turnId: string;
   requestedAt: string;
   answeredAt?: string;
+  /** The status row of the turn that asked (a cancel of that event closes the approval). */
+  eventId?: string;
 }
 
 export interface ConversationState {

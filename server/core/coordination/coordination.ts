@@ -3,6 +3,7 @@ import type { JobQueueFactory } from '../background-jobs/job-queue.js';
 import { type Budgets, memoryBudgets } from '../limits/budgets.js';
 import type { ConversationLocks } from '../turns/conversation-locks.js';
 import { KeyedMutex } from '../turns/keyed-mutex.js';
+import { InMemoryRunningTurns, type RunningTurns } from './running-turns.js';
 
 /**
  * How the work of one service is coordinated: in this process's memory when one process owns
@@ -18,6 +19,8 @@ export interface Coordination {
   conversationLocks: ConversationLocks;
   /** The per-account limits: per-minute budgets and concurrent-turn slots, counted once for the whole service. */
   budgets: Budgets;
+  /** The turns running now, so that a cancel request received by any replica stops the turn it names. */
+  runningTurns: RunningTurns;
   /**
    * How often the cron scheduler re-reads the jobs and unfinished runs from storage, to learn
    * of jobs written and runs ended through other replicas. Undefined: never (one process hears
@@ -37,6 +40,7 @@ export function inMemoryCoordination(): Coordination {
     jobQueues: inMemoryJobQueues,
     conversationLocks: new KeyedMutex(),
     budgets: memoryBudgets,
+    runningTurns: new InMemoryRunningTurns(),
     start: async () => undefined,
     close: async () => undefined,
   };

@@ -46,6 +46,7 @@ interface PendingRun {
 function finalRunStatus(status: AsyncRequestStatus, error: string | undefined): { status: CronRunStatus; error?: string } | undefined {
   if (status === 'completed') return { status: 'completed' };
   if (status === 'failed') return { status: 'failed', error: error ?? 'the run failed' };
+  if (status === 'cancelled') return { status: 'failed', error: 'the run was cancelled' };
   // Approvals are denied on cron runs, so this means a turn that cannot go on without a person.
   if (status === 'awaiting_approval') return { status: 'failed', error: 'the run stopped for an approval, which a cron run cannot give' };
   return undefined;

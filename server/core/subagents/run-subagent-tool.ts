@@ -33,7 +33,7 @@ export interface SubagentOutput {
   error?: string;
 }
 
-async function runSubagent(turns: SubagentTurns, context: ToolContext, agentId: string, message: string, depth: number): Promise<SubagentOutput> {
+async function runSubagent(turns: SubagentTurns, context: ToolContext, agentId: string, message: string, depth: number, signal?: AbortSignal): Promise<SubagentOutput> {
   const conversationKey = subagentConversationKey(context.conversationKey, agentId);
   // Another conversation than the caller's, so its lock is free: no deadlock. A loop back to
   // the caller is another conversation again, and ends at the depth limit.
@@ -46,6 +46,8 @@ async function runSubagent(turns: SubagentTurns, context: ToolContext, agentId: 
     transport: 'json',
     approvalPolicy: 'deny',
     denialReason: subagentDenialReason,
+    // A cancel of the caller's turn cancels the subagent's turn too.
+    ...(signal ? { signal } : {}),
   });
   const result = await runTurnToEnd(started);
   return {
@@ -76,7 +78,7 @@ export function buildRunSubagentTool(config: SubagentConfig, context: ToolContex
         agentId: z.string().min(1).describe(`The agent to run, one of: ${agentIds.join(', ')}`),
         message: z.string().min(1).describe('The task for the subagent, with everything it needs to know'),
       }),
-      execute: async ({ agentId, message }): Promise<SubagentOutput | { error: string }> => {
+      execute: async ({ agentId, message }, { abortSignal }): Promise<SubagentOutput | { error: string }> => {
         if (!Object.hasOwn(agents, agentId)) {
           return { error: `"${agentId}" is not one of this agent's subagents (available: ${agentIds.join(', ')}).` };
         }
@@ -85,7 +87,7 @@ export function buildRunSubagentTool(config: SubagentConfig, context: ToolContex
           return { error: `The subagent depth limit is reached: this conversation is already ${depth - 1} level(s) deep and maxDepth is ${maxDepth}, so ${agentId} cannot be run from here.` };
         }
         try {
-          return await runSubagent(turns, context, agentId, message, depth);
+          return await runSubagent(turns, context, agentId, message, depth, abortSignal);
         } catch (error) {
           // Domain errors (unknown agent, no provider...) have user-facing messages; others may not.
           if (error instanceof HarnessError) return { error: `${agentId} could not run: ${error.message}` };

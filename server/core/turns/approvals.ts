@@ -14,7 +14,7 @@ function appendMessage(state: ConversationState, message: ModelMessage, turnId: 
 }
 
 /** Record the approval requests the model's last step made (from the step's response messages). */
-export function recordApprovalRequests(state: ConversationState, responseMessages: ModelMessage[], turnId: string, now: string): ApprovalRecord[] {
+export function recordApprovalRequests(state: ConversationState, responseMessages: ModelMessage[], turnId: string, now: string, eventId?: string): ApprovalRecord[] {
   const calls = new Map<string, { toolName: string; input: unknown }>();
   const recorded: ApprovalRecord[] = [];
   for (const message of responseMessages) {
@@ -32,6 +32,7 @@ export function recordApprovalRequests(state: ConversationState, responseMessage
           submitted: false,
           turnId,
           requestedAt: now,
+          ...(eventId ? { eventId } : {}),
         };
         state.approvals.push(record);
         recorded.push(record);

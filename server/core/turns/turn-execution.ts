@@ -1,11 +1,12 @@
-import { generateId, NoOutputGeneratedError, stepCountIs, streamText, type ModelMessage, type ToolSet, type UIMessageChunk } from 'ai';
+import { generateId, NoOutputGeneratedError, stepCountIs, streamText, type ModelMessage, type StepResult, type ToolSet, type UIMessageChunk } from 'ai';
 import type { Agent } from '../agents/agent.js';
-import type { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
+import { type AsyncRequestTransitions, cancelledReason } from '../async-requests/async-request-transitions.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
-import type { DeliveryMetadata } from '../async-tools/async-tool-result.js';
+import { type DeliveryMetadata, groupIdOfResult } from '../async-tools/async-tool-result.js';
 import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
 import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
 import type { ApprovalRecord, ConversationState } from '../conversations/conversation.js';
+import type { RunningTurns } from '../coordination/running-turns.js';
 import type { Logger } from '../logger.js';
 import type { AgentModel } from '../model/language-model.js';
 import { collectSecretValues } from '../secrets/redaction.js';
@@ -31,8 +32,10 @@ export interface TurnExecutionServices {
   /** Bound on waiting for same-invocation work in one turn. */
   sameInvocationTimeoutMs: number;
   asyncResults: AsyncToolResultsRepository;
-  completions: Pick<AsyncToolCompletions, 'settleInProcess' | 'seal'>;
-  statusRows: Pick<AsyncRequestTransitions, 'waitForAsyncTools'>;
+  completions: Pick<AsyncToolCompletions, 'settleInProcess' | 'seal' | 'cancelGroup'>;
+  statusRows: Pick<AsyncRequestTransitions, 'waitForAsyncTools' | 'cancel'>;
+  /** Where a running turn registers, so that a cancel request (from any replica) stops it (none: turns cannot be cancelled). */
+  runningTurns?: RunningTurns;
   /** Conditional write of the conversation; returns the new version. */
   save(state: ConversationState, version: number | null): Promise<number>;
   /** Where each run's token usage is counted per account, agent and day (none: not counted). */
@@ -67,6 +70,8 @@ export class TurnExecution {
   private version: number | null;
   private readonly outcome: TurnOutcome;
   private readonly secrets: string[];
+  /** Aborted by a cancel request: stops the model call, the tools (their `abortSignal`) and async waits. */
+  private readonly cancel = new AbortController();
 
   constructor(
     private readonly services: TurnExecutionServices,
@@ -113,12 +118,32 @@ export class TurnExecution {
         // The reader cancelled the stream; the turn still runs to its end and is stored.
       }
     };
+    const { request, turnId, eventId } = this.turn;
+    const registered = this.services.runningTurns?.register(
+      { turnId, eventId, accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey },
+      // An `AbortError`: what fetch, child processes and the AI SDK recognise as a deliberate stop.
+      () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError')),
+    );
+    const followCaller = () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError'));
+    if (request.signal?.aborted) followCaller();
+    else request.signal?.addEventListener('abort', followCaller, { once: true });
+    let unregistered = false;
+    const unregister = () => {
+      if (unregistered) return;
+      unregistered = true;
+      request.signal?.removeEventListener('abort', followCaller);
+      registered?.();
+    };
     const execute = async () => {
       let final: TurnResult | undefined;
       try {
         write({ type: 'start', messageId: generateId() });
         for (const call of announce) write(asyncSettledChunk(call));
-        final = turnResult(this.outcome, await this.passes(write));
+        let status = await this.passes(write);
+        // From here a cancel finds the run in storage (waiting, or ended), not running.
+        unregister();
+        if (this.cancel.signal.aborted && (status === 'awaiting_approval' || status === 'waiting_async_tools')) status = await this.closeWaitAfterCancel();
+        final = turnResult(this.outcome, status);
         await this.recordUsage();
         write(finishChunk(final));
       } catch (error) {
@@ -129,6 +154,7 @@ export class TurnExecution {
         write({ type: 'error', errorText: this.outcome.failure.message });
         write(finishChunk(final));
       } finally {
+        unregister();
         this.turn.release();
         resolveResult(final ?? turnResult(this.outcome, 'failed'));
         try {
@@ -149,7 +175,9 @@ export class TurnExecution {
     const maxSteps = agent.config.maxSteps ?? this.services.defaultMaxSteps;
     const deadline = Date.now() + this.services.sameInvocationTimeoutMs;
     const delivery: DeliveryMetadata = { transport: request.transport, eventId: this.turn.eventId, ...(request.replyTarget ? { replyTarget: request.replyTarget } : {}) };
+    const signal = this.cancel.signal;
     for (let pass = 0; pass < maxSteps * 4; pass += 1) {
+      if (signal.aborted) return this.finishCancelled(undefined, [], '');
       const owner = { accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey, turnId, delivery };
       const asyncPass = new AsyncPass(owner, this.services.asyncResults, this.services.completions, logger, now);
       holder.current = asyncPass;
@@ -159,6 +187,9 @@ export class TurnExecution {
       let responseMessages: ModelMessage[] | undefined;
       // Each model call's usage, for the assistant message it produced and the turn's total.
       const steps: StepUsage[] = [];
+      // On a cancel: the steps that finished, and the text of the step that was cut short.
+      let finishedSteps: StepResult<ToolSet>[] = [];
+      let partialText = '';
       const stream = streamText({
         model: agentModel.model,
         ...(agent.config.system ? { system: agent.config.system } : {}),
@@ -166,6 +197,7 @@ export class TurnExecution {
         tools,
         stopWhen: stepCountIs(maxSteps),
         maxRetries: this.services.modelMaxRetries,
+        abortSignal: signal,
         ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
         ...modelTelemetry({ accountId: request.accountId, agentId: request.agentId, turnId }),
         onError: ({ error }) => {
@@ -177,23 +209,46 @@ export class TurnExecution {
         onFinish: ({ response }) => {
           responseMessages = response.messages;
         },
+        onAbort: ({ steps: finished }) => {
+          finishedSteps = finished;
+        },
       });
       const reader = stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => describeModelError(error, this.secrets) }).getReader();
-      for (let next = await reader.read(); !next.done; next = await reader.read()) write(next.value);
+      try {
+        for (let next = await reader.read(); !next.done; next = await reader.read()) {
+          const chunk = next.value;
+          if (chunk.type === 'start-step') partialText = '';
+          else if (chunk.type === 'text-delta') partialText += chunk.delta;
+          // The turn's own finish says `cancelled`; the SDK's abort chunk would end the client's message early.
+          if (chunk.type !== 'abort') write(chunk);
+        }
+      } catch (error) {
+        // A cancel can surface as the stream's error (a tool or the provider rethrowing the abort).
+        if (!signal.aborted) throw error;
+      }
+      if (signal.aborted) {
+        // A cancel that came after the model's last step keeps that step whole.
+        const finished = responseMessages ?? finishedSteps.at(-1)?.response.messages ?? [];
+        return this.finishCancelled(asyncPass, finished, responseMessages ? '' : partialText, steps);
+      }
       // No `onFinish` and no error reported: the model produced no step at all.
       if (responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
       let timestamp = now().toISOString();
       const usages = usagePerMessage(responseMessages ?? [], steps);
       for (const [index, message] of (responseMessages ?? []).entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
       this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(steps.map((step) => step.usage)));
-      const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp);
+      const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp, this.turn.eventId);
       if (modelError !== undefined) {
         this.outcome.failure = { kind: 'upstream', message: describeModelError(modelError, this.secrets) };
         logger.warn({ event: 'turn', turnId, agentId: request.agentId, error: this.outcome.failure.message }, 'model call failed');
       }
       // Same-invocation work is awaited before anything else, even when the pass failed, so
       // its rows end settled; its results go to the model in the next pass.
-      const settled = asyncPass.hasPendingInvocations() ? await asyncPass.waitForInvocations(this.outcome.failure ? Date.now() : deadline) : [];
+      const settled = asyncPass.hasPendingInvocations() ? await asyncPass.waitForInvocations(this.outcome.failure ? Date.now() : deadline, signal) : [];
+      if (signal.aborted) {
+        // The pass's messages are in the state already; the calls cut short are closed with the group.
+        return this.finishCancelled(asyncPass, [], '');
+      }
       timestamp = now().toISOString();
       if (settled.length > 0 && !this.outcome.failure) {
         for (const message of asyncResultsMessages(settled)) state.messages.push({ message, turnId, createdAt: timestamp });
@@ -236,6 +291,65 @@ export class TurnExecution {
     });
     await this.services.completions.seal(asyncPass.groupId);
     return 'waiting_async_tools';
+  }
+
+  /**
+   * A cancel request stopped the turn. Stored: the messages of the model steps that finished,
+   * then the text streamed by the step that was cut short, marked `cancelled` (its unfinished
+   * tool calls are left out, so the conversation stays valid for the next turn). The pass's
+   * async calls still processing are closed, and the status row says `cancelled`.
+   */
+  private async finishCancelled(asyncPass: AsyncPass | undefined, finished: ModelMessage[], partialText: string, steps: StepUsage[] = []): Promise<TurnStatus> {
+    const { request, state, turnId, eventId } = this.turn;
+    const timestamp = this.services.now().toISOString();
+    const usages = usagePerMessage(finished, steps);
+    for (const [index, message] of finished.entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
+    if (partialText !== '') state.messages.push({ message: { role: 'assistant', content: [{ type: 'text', text: partialText }] }, turnId, createdAt: timestamp, cancelled: true });
+    else {
+      // Nothing was being written: the mark goes on the turn's last message, if it has one.
+      const last = state.messages.at(-1);
+      if (last && last.turnId === turnId && state.messages.length > this.turn.firstNewMessage && last.message.role === 'assistant') last.cancelled = true;
+    }
+    this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(steps.map((step) => step.usage)));
+    if (asyncPass && asyncPass.createdRows().length > 0) await this.services.completions.cancelGroup(asyncPass.groupId, cancelledReason);
+    state.updatedAt = timestamp;
+    this.version = await this.services.save(state, this.version);
+    await this.markRowCancelled();
+    this.services.logger.info({ event: 'turn', turnId, eventId, agentId: request.agentId }, 'turn cancelled');
+    return 'cancelled';
+  }
+
+  /**
+   * The cancel came as the turn stopped to wait (for a person or external calls): what it
+   * waits for is closed here, as a cancel of a waiting run would close it.
+   */
+  private async closeWaitAfterCancel(): Promise<TurnStatus> {
+    const { state, turnId } = this.turn;
+    const timestamp = this.services.now().toISOString();
+    const groups = new Set(this.outcome.waitingOn.map((call) => groupIdOfResult(call.resultId)).filter((id): id is string => id !== undefined));
+    for (const groupId of groups) await this.services.completions.cancelGroup(groupId, cancelledReason);
+    this.outcome.waitingOn = [];
+    if (denyOpenApprovals(state, () => 'The run was cancelled before this approval was answered.', turnId, timestamp).length > 0) {
+      state.updatedAt = timestamp;
+      this.version = await this.services.save(state, this.version);
+    }
+    await this.markRowCancelled();
+    return 'cancelled';
+  }
+
+  private async markRowCancelled(): Promise<void> {
+    const { request, eventId } = this.turn;
+    const result = turnResult(this.outcome, 'cancelled');
+    await this.services.statusRows.cancel({
+      eventId,
+      accountId: request.accountId,
+      agentId: request.agentId,
+      conversationKey: request.conversationKey,
+      transport: request.transport,
+      text: result.text,
+      messages: result.messages,
+      ...(this.outcome.usage ? { usage: this.outcome.usage } : {}),
+    });
   }
 
   /** Counts this run's tokens, and the turn when this run started it (a user message). */

@@ -10,4 +10,5 @@ export interface ApprovalAnswer {
 /** What a turn is asked to do: answer a user message, or resume with approval answers. */
 export type TurnInput = { kind: 'user'; message: UserModelMessage } | { kind: 'approvals'; answers: ApprovalAnswer[] };
 
-export type TurnStatus = 'completed' | 'awaiting_approval' | 'waiting_async_tools' | 'failed';
+/** `cancelled`: a cancel request stopped the turn; what it had streamed is stored, marked. */
+export type TurnStatus = 'completed' | 'awaiting_approval' | 'waiting_async_tools' | 'failed' | 'cancelled';

@@ -28,6 +28,8 @@ export interface TurnRequest {
    * bearer check (webhooks, cron, the background worker, continuations) leave it out.
    */
   accountReadByRequest?: AccountReading;
+  /** Cancels the turn when it aborts, as a cancel request would (a subagent's turn follows its caller's tool call). */
+  signal?: AbortSignal;
 }
 
 /** What the disabled check needs of an account row read earlier in the same request. */

@@ -128,8 +128,9 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
         if (!state) throw new NotFoundError(`No conversation "${conversationKey}" with this agent.`);
         return {
           conversationKey,
-          // An assistant message carries the usage of the model call that produced it.
-          messages: state.messages.map((stored) => (stored.usage ? { ...stored.message, usage: stored.usage } : stored.message)),
+          // An assistant message carries the usage of the model call that produced it, and
+          // `cancelled: true` when a cancel request cut it short.
+          messages: state.messages.map((stored) => (stored.usage || stored.cancelled ? { ...stored.message, ...(stored.usage ? { usage: stored.usage } : {}), ...(stored.cancelled ? { cancelled: true } : {}) } : stored.message)),
           pendingApprovals: pendingApprovals(state),
           createdAt: state.createdAt,
           updatedAt: state.updatedAt,

@@ -25,7 +25,7 @@ const deliveryView = {
     deliveryId: { type: 'string', description: 'Also sent as X-Harness-Delivery.' },
     agentId: { type: 'string' },
     eventId: { type: 'string', description: 'The status row announced; also sent as X-Harness-Event.' },
-    eventStatus: { type: 'string', enum: ['queued', 'processing', 'awaiting_approval', 'waiting_async_tools', 'completed', 'failed'] },
+    eventStatus: { type: 'string', enum: ['queued', 'processing', 'awaiting_approval', 'waiting_async_tools', 'completed', 'failed', 'cancelled'] },
     state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
     attempts: { type: 'array', items: attemptView },
     nextAttemptAt: { type: 'string' },

@@ -6,9 +6,11 @@ export interface CoordinationSettings {
   jobPollMs: number;
   /** `HARNESS_CRON_RESYNC_MS`: how often the cron scheduler re-reads jobs and unfinished runs (default 5 s). */
   cronResyncMs: number;
+  /** `HARNESS_CANCEL_POLL_MS`: how often a replica that runs turns renews their rows and reads cancel requests a lost notification did not bring (default 1 s). */
+  cancelPollMs?: number;
 }
 
-export const defaultCoordinationSettings: CoordinationSettings = { leaseMs: 30_000, jobPollMs: 500, cronResyncMs: 5_000 };
+export const defaultCoordinationSettings: Required<CoordinationSettings> = { leaseMs: 30_000, jobPollMs: 500, cronResyncMs: 5_000, cancelPollMs: 1_000 };
 
 function milliseconds(name: string, value: string | undefined, fallback: number, minimum: number): number {
   if (value === undefined || value === '') return fallback;
@@ -23,5 +25,6 @@ export function coordinationSettingsFromEnvironment(environment: NodeJS.ProcessE
     leaseMs: milliseconds('HARNESS_LEASE_MS', environment.HARNESS_LEASE_MS, defaultCoordinationSettings.leaseMs, 1_000),
     jobPollMs: milliseconds('HARNESS_JOB_POLL_MS', environment.HARNESS_JOB_POLL_MS, defaultCoordinationSettings.jobPollMs, 10),
     cronResyncMs: milliseconds('HARNESS_CRON_RESYNC_MS', environment.HARNESS_CRON_RESYNC_MS, defaultCoordinationSettings.cronResyncMs, 100),
+    cancelPollMs: milliseconds('HARNESS_CANCEL_POLL_MS', environment.HARNESS_CANCEL_POLL_MS, defaultCoordinationSettings.cancelPollMs, 50),
   };
 }

@@ -8,6 +8,7 @@ import { type CoordinationSettings, defaultCoordinationSettings } from './coordi
 import { PostgresBudgets } from './postgres-budgets.js';
 import { PostgresJobQueue } from './postgres-job-queue.js';
 import { PostgresLeaseLocks } from './postgres-lease-locks.js';
+import { PostgresRunningTurns } from './postgres-running-turns.js';
 
 /** What an earlier process of this replica held: its conversation leases end, its jobs are ready again, its turn slots are free. */
 const releaseEarlier = {
@@ -47,6 +48,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const owner = `${replicaName}#${process.pid}#${randomUUID().slice(0, 8)}`;
   const locks = new PostgresLeaseLocks({ pool, owner, leaseMs: settings.leaseMs, logger: options.logger, prefix: 'conversation:' });
   const budgets = new PostgresBudgets({ pool, owner, leaseMs: settings.leaseMs, logger: options.logger });
+  const runningTurns = new PostgresRunningTurns({ pool, connectionString: options.connectionString, owner, leaseMs: settings.leaseMs, pollMs: settings.cancelPollMs ?? defaultCoordinationSettings.cancelPollMs, logger: options.logger });
   // Jobs are claimed only once the core has started: every transport's delivery is registered by then.
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
@@ -59,6 +61,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     } catch (error) {
       options.logger.warn({ event: 'coordination', error: (error as Error).message }, "could not release an earlier process's leases; they end when they run out");
     }
+    await runningTurns.start(earlier);
     markStarted();
   };
   const jobQueues: JobQueueFactory = (run, concurrency, spec) =>
@@ -69,12 +72,14 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     jobQueues,
     conversationLocks: locks,
     budgets,
+    runningTurns,
     cronResyncIntervalMs: settings.cronResyncMs,
     start,
     close: () => {
       closed ??= (async () => {
         locks.close();
         budgets.close();
+        await runningTurns.close();
         await pool.end();
       })();
       return closed;

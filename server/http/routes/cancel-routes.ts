@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import type { HarnessCore } from '../../core/harness-core.js';
+import { currentAccount, requireAccount } from '../authentication.js';
+import { errorResponses } from '../openapi/error-responses.js';
+import { agentIdParams } from '../schemas.js';
+
+const cancelAnswerView = {
+  type: 'object',
+  description:
+    'Cancelled. A running turn stops (its model call, tools and async waits) and ends with a `finish` whose status is `cancelled`; a run that waited for approvals or async tools is closed; a queued request never starts. The status row says `cancelled`.',
+  required: ['cancelled', 'conversationKey', 'state', 'closedApprovals', 'closedAsyncTools'],
+  properties: {
+    cancelled: { const: true },
+    conversationKey: { type: 'string' },
+    eventId: { type: 'string', description: 'The status row of the run.' },
+    turnId: { type: 'string', description: 'The running turn asked to stop (with `state: running`).' },
+    state: { type: 'string', enum: ['running', 'waiting', 'queued'], description: 'What was cancelled: a running turn, a run waiting for approvals or async tools, or a queued request.' },
+    closedApprovals: { type: 'array', items: { type: 'string' }, description: 'Approvals closed as denied; answering them is a 409.' },
+    closedAsyncTools: { type: 'array', items: { type: 'string' }, description: 'Async tool calls closed as failed; completing them is a 409.' },
+  },
+} as const;
+
+const conversationParams = {
+  ...agentIdParams,
+  required: ['agentId', 'conversationKey'],
+  properties: { ...agentIdParams.properties, conversationKey: { type: 'string', minLength: 1, maxLength: 256 } },
+} as const;
+
+/** `POST /agents/{agentId}/conversations/{conversationKey}/cancel` and `POST /status/{eventId}/cancel`. */
+export function registerCancelRoutes(app: FastifyInstance, core: HarnessCore): void {
+  requireAccount(app, core, (scope) => {
+    scope.post<{ Params: { agentId: string; conversationKey: string } }>(
+      '/agents/:agentId/conversations/:conversationKey/cancel',
+      {
+        schema: {
+          summary: "Cancel a conversation's run",
+          description: 'Stops the turn running on the conversation, on whichever replica runs it, or closes the approvals and async tool calls it waits for. 409 when nothing runs.',
+          tags: ['chat'],
+          params: conversationParams,
+          response: { 202: cancelAnswerView, ...errorResponses(400, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        const { agentId, conversationKey } = request.params;
+        return reply.status(202).send(await core.cancellation.cancelConversation(currentAccount(request).accountId, agentId, conversationKey));
+      },
+    );
+
+    scope.post<{ Params: { eventId: string } }>(
+      '/status/:eventId/cancel',
+      {
+        schema: {
+          summary: 'Cancel a run by its event',
+          description: 'Stops the turn of an event (an `/async` request, a cron run, a chat turn), on whichever replica runs it; closes a run that waits; a queued request never starts. 409 when nothing runs.',
+          tags: ['async'],
+          params: { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', maxLength: 100 } } },
+          response: { 202: cancelAnswerView, ...errorResponses(400, 404, 409) },
+        },
+      },
+      async (request, reply) => reply.status(202).send(await core.cancellation.cancelEvent(currentAccount(request).accountId, request.params.eventId)),
+    );
+  });
+}
