@@ -50,7 +50,9 @@ export function ChatView({ secret, agent, conversationKey }: ChatViewProps) {
     void loadStored().then(() => {
       if (!current) return;
       setLoaded(true);
-      void resumeStream();
+      // A resumed turn was not stored when the history was read (its user message included):
+      // read the stored conversation again once the resumed stream has ended.
+      void resumeStream().then(() => (current ? loadStored() : undefined));
     });
     return () => {
       current = false;

@@ -36,6 +36,7 @@ import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.
 import { saveConversation } from './turns/save-conversation.js';
 import { TurnAdmission } from './turns/turn-admission.js';
 import { RunCancellation } from './turns/run-cancellation.js';
+import type { RunningTurns } from './coordination/running-turns.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import type { BubblewrapStatus } from './sandbox/bubblewrap-probe.js';
 import type { CgroupSupport } from './sandbox/sandbox-cgroups.js';
@@ -124,6 +125,8 @@ export interface HarnessCore {
   asyncRequests: AsyncRequests;
   /** Cancel requests: stop a running turn on any replica, or close a run that waits. */
   cancellation: RunCancellation;
+  /** The turns running now, on every replica (a resume waits on one that has not said anything yet). */
+  runningTurns: RunningTurns;
   /** Runs `/async` requests, cron runs and every continuation after async tools. */
   asyncWorker: BackgroundWorker;
   /** Token usage per account, agent and day, and the daily token budget. */
@@ -286,6 +289,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     continuations,
     asyncRequests,
     cancellation,
+    runningTurns: coordination.runningTurns,
     asyncWorker,
     usage,
     channels,

@@ -20,6 +20,8 @@ export interface RunningTurns {
   register(turn: RunningTurn, abort: () => void): () => void;
   /** Ask the running turn that `target` names to stop, wherever it runs: the turn, or undefined when none runs. */
   requestCancel(target: CancelTarget): Promise<RunningTurn | undefined>;
+  /** The turn running on `target`'s conversation or event, wherever it runs, without touching it. */
+  findRunning(target: CancelTarget): Promise<RunningTurn | undefined>;
 }
 
 export function matchesTarget(turn: RunningTurn, target: CancelTarget): boolean {
@@ -37,6 +39,10 @@ export class InMemoryRunningTurns implements RunningTurns {
     return () => {
       this.turns.delete(turn.turnId);
     };
+  }
+
+  findRunning(target: CancelTarget): Promise<RunningTurn | undefined> {
+    return Promise.resolve(this.find(target)?.turn);
   }
 
   /** The running turn of this process that `target` names, without stopping it. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidConversationKey } from '../../core/conversations/conversation.js';
 import { InvalidRequestError } from '../../core/errors.js';
@@ -41,7 +42,10 @@ async function resumePoint(core: HarnessCore, address: Omit<TurnAddress, 'turnId
     // Without an id the client has nothing of the running turn; a finished one is not sent again
     // (the AI SDK asks this way on every page load, and would append it twice).
     const latest = await core.chunkLog.latestTurn(address);
-    return latest === undefined || latest.finished ? undefined : { turn: { ...address, turnId: latest.turnId }, afterIndex: -1 };
+    if (latest !== undefined && !latest.finished) return { turn: { ...address, turnId: latest.turnId }, afterIndex: -1 };
+    // A turn that runs but has not said anything yet (a slow model) is not in the log: wait for its first chunk.
+    const running = await core.runningTurns.findRunning(address);
+    return running === undefined ? undefined : waitForFirstChunk(core, { ...address, turnId: running.turnId });
   }
   const position = parseChunkEventId(lastEventId);
   if (position === undefined) throw new InvalidRequestError('Last-Event-ID must be the id of a chunk of this stream (<turnId>:<position>).');
@@ -49,6 +53,20 @@ async function resumePoint(core: HarnessCore, address: Omit<TurnAddress, 'turnId
   const state: LoggedTurnState | undefined = await core.chunkLog.turnState(turn);
   if (state === undefined || (state.finished && state.lastIndex <= position.index)) return undefined;
   return { turn, afterIndex: position.index };
+}
+
+const firstChunkWaitMilliseconds = 60_000;
+const firstChunkPollMilliseconds = 100;
+
+/** The running turn from its first chunk, once it is logged; undefined when the turn ends (or the wait runs out) first. */
+async function waitForFirstChunk(core: HarnessCore, turn: TurnAddress): Promise<{ turn: TurnAddress; afterIndex: number } | undefined> {
+  const deadline = Date.now() + firstChunkWaitMilliseconds;
+  while (Date.now() < deadline) {
+    if ((await core.chunkLog.turnState(turn)) !== undefined) return { turn, afterIndex: -1 };
+    if ((await core.runningTurns.findRunning({ accountId: turn.accountId, agentId: turn.agentId, conversationKey: turn.conversationKey })) === undefined) return undefined;
+    await sleep(firstChunkPollMilliseconds);
+  }
+  return undefined;
 }
 
 /**

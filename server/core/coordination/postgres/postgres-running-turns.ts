@@ -40,6 +40,16 @@ const statements = {
       WHERE account_id = $1 AND agent_id = $2 AND conversation_key = $3 AND leased_until > now()
       RETURNING turn_id, event_id, account_id, agent_id, conversation_key`,
   },
+  findByEvent: {
+    name: 'harness-running-turns-find-event',
+    text: `SELECT turn_id, event_id, account_id, agent_id, conversation_key FROM harness_running_turns
+      WHERE account_id = $1 AND event_id = $2 AND leased_until > now() LIMIT 1`,
+  },
+  findByConversation: {
+    name: 'harness-running-turns-find-conversation',
+    text: `SELECT turn_id, event_id, account_id, agent_id, conversation_key FROM harness_running_turns
+      WHERE account_id = $1 AND agent_id = $2 AND conversation_key = $3 AND leased_until > now() LIMIT 1`,
+  },
   releaseEarlier: { name: 'harness-running-turns-release-earlier', text: 'DELETE FROM harness_running_turns WHERE starts_with(owner, $1) AND owner <> $2' },
 };
 
@@ -115,6 +125,18 @@ export class PostgresRunningTurns implements RunningTurns {
     if (!row) return undefined;
     await this.options.pool.query('SELECT pg_notify($1, $2)', [channel, row.turn_id]);
     return { turnId: row.turn_id, eventId: row.event_id, accountId: row.account_id, agentId: row.agent_id, conversationKey: row.conversation_key };
+  }
+
+  async findRunning(target: CancelTarget): Promise<RunningTurn | undefined> {
+    const here = this.local.find(target);
+    if (here) return here.turn;
+    const found = await this.options.pool.query<TurnRow>(
+      'eventId' in target
+        ? { ...statements.findByEvent, values: [target.accountId, target.eventId] }
+        : { ...statements.findByConversation, values: [target.accountId, target.agentId, target.conversationKey] },
+    );
+    const row = found.rows[0];
+    return row ? { turnId: row.turn_id, eventId: row.event_id, accountId: row.account_id, agentId: row.agent_id, conversationKey: row.conversation_key } : undefined;
   }
 
   async close(): Promise<void> {
