@@ -120,4 +120,73 @@ describe('ChunkPublisher', () => {
     expect(sizes.every((size) => size.chunks === 1 || size.bytes <= maxStoreBytes)).toBe(true);
     await manager.consumers.delete(replayStreamName, consumer.name);
   });
+
+  it('gives up a store whose acknowledgement never comes (sent to a server just before it died), and still delivers the finish', async () => {
+    // A server without the chunk stream, where a subscriber takes every store and never answers:
+    // the store is neither acknowledged nor refused, as when its server is killed with it in flight.
+    const silentFolder = await makeTemporaryDataDir();
+    const silentServer = await startNatsServer({ dataDir: join(silentFolder.path, 'nats'), stageSecret: randomSecret(), logger: silentLogger });
+    const silent = await connectNats({ url: silentServer.url, ...silentServer.serviceCredentials, name: 'chunk-publisher-silent', logger: silentLogger });
+    try {
+      silent.subscribe('harness.replay.>', { callback: () => undefined });
+      const replySubject = createInbox('_INBOX.test');
+      const received: UIMessageChunk[] = [];
+      const finished = new Promise<void>((resolve) => {
+        silent.subscribe(replySubject, {
+          callback: (_error, message) => {
+            received.push(message.json<UIMessageChunk>());
+            if (received.at(-1)!.type === 'finish') resolve();
+          },
+        });
+      });
+      await silent.flush();
+      const publisher = new ChunkPublisher({ connection: () => silent, ready: () => true, logger: silentLogger, ackTimeoutMilliseconds: 300, retryWindowMilliseconds: 1_000 });
+      const turn = chunksOfTurn(5, 4);
+      for (const chunk of turn) publisher.publish({ replySubject, accountId: 'acc_test', agentId: 'agent', conversationKey: 'silent', turnId: 'turn_silent' }, chunk);
+      await finished;
+      await publisher.idle();
+      expect(received).toEqual(turn);
+    } finally {
+      await silent.close();
+      await silentServer.stop();
+      await silentFolder.remove();
+    }
+  });
+
+  it('keeps retrying stores that fail while the chunk stream is unavailable, and stores the whole turn once it is back', async () => {
+    // A server whose chunk stream is created late: until then every store is refused (503), as
+    // while the stream's leader is being elected after a server was lost.
+    const lateFolder = await makeTemporaryDataDir();
+    const lateServer = await startNatsServer({ dataDir: join(lateFolder.path, 'nats'), stageSecret: randomSecret(), logger: silentLogger });
+    const late = await connectNats({ url: lateServer.url, ...lateServer.serviceCredentials, name: 'chunk-publisher-late', logger: silentLogger });
+    try {
+      const target: ChunkTarget = { replySubject: createInbox('_INBOX.test'), accountId: 'acc_test', agentId: 'agent', conversationKey: 'late', turnId: 'turn_late' };
+      const received: UIMessageChunk[] = [];
+      const finished = new Promise<void>((resolve) => {
+        late.subscribe(target.replySubject!, {
+          callback: (_error, message) => {
+            received.push(message.json<UIMessageChunk>());
+            if (received.at(-1)!.type === 'finish') resolve();
+          },
+        });
+      });
+      await late.flush();
+      const publisher = new ChunkPublisher({ connection: () => late, ready: () => true, logger: silentLogger });
+      const turn = chunksOfTurn(20, 5);
+      for (const chunk of turn.slice(0, 10)) publisher.publish(target, chunk);
+      // Refusals come back while the pause after each one and the wake-ups interleave.
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
+      for (const chunk of turn.slice(10)) publisher.publish(target, chunk);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(received).toEqual([]);
+      await ensureReplayStream(late);
+      await finished;
+      await publisher.idle();
+      expect(received).toEqual(turn);
+    } finally {
+      await late.close();
+      await lateServer.stop();
+      await lateFolder.remove();
+    }
+  });
 });

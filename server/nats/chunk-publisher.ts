@@ -264,12 +264,21 @@ export class ChunkPublisher {
   private flush(): void {
     const connection = this.sendable();
     if (connection === undefined) return;
+    // First: a store given up after its timeout releases its turn's chunks to the deliveries.
+    this.checkTimeouts();
     while (this.deliveries.length > 0) {
       const delivery = this.deliveries.shift()!;
       connection.publish(delivery.replySubject, delivery.data, { headers: chunkHeaders(delivery.sequence, delivery.turnId) });
     }
-    this.checkTimeouts();
-    if (Date.now() >= this.pausedUntil && this.stores.length > 0) this.sendStores(connection);
+    if (this.stores.length > 0) {
+      // After a failed store nothing is sent for a moment; a wake-up must come when it is over.
+      const pause = this.pausedUntil - Date.now();
+      if (pause > 0) this.schedule(pause);
+      else this.sendStores(connection);
+    }
+    // A store whose answer never comes (sent to a server just before it died) is found late by
+    // `checkTimeouts`, which only a wake-up runs: keep one coming while anything is in flight.
+    if (this.inFlight.size > 0) this.schedule(500);
     this.settle();
   }
 
@@ -295,7 +304,6 @@ export class ChunkPublisher {
       this.inFlight.set(attempt, store);
       connection.publish(turn.storeSubject, store.data, { headers, reply: `${prefix}.${attempt}` });
     }
-    if (this.inFlight.size > 0) this.schedule(500);
   }
 
   private answered(attempt: number, outcome: { sequence: number } | { error: string }): void {
@@ -331,8 +339,8 @@ export class ChunkPublisher {
     // turn's order (stores that succeeded meanwhile are answered again with their sequence).
     this.inFlight.set(store.attempt ?? 0, store);
     this.requeueInFlight();
+    // The flush that follows every failure schedules the wake-up at the pause's end.
     this.pausedUntil = now + 250;
-    this.schedule(250);
   }
 
   private checkTimeouts(): void {
