@@ -17,7 +17,7 @@ import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError } from './model-error.js';
-import { finishChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
+import { finishChunk, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
 import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
 
@@ -88,9 +88,10 @@ export class TurnExecution {
     this.turn.release();
     const result = turnResult(this.outcome, 'awaiting_approval');
     const finish = finishChunk(result);
+    const start = startChunk(this.turn.turnId, this.turn.eventId);
     const stream = new ReadableStream<UIMessageChunk>({
       start(controller) {
-        controller.enqueue({ type: 'start' });
+        controller.enqueue(start);
         controller.enqueue(finish);
         controller.close();
       },
@@ -137,7 +138,7 @@ export class TurnExecution {
     const execute = async () => {
       let final: TurnResult | undefined;
       try {
-        write({ type: 'start', messageId: generateId() });
+        write(startChunk(turnId, eventId, generateId()));
         for (const call of announce) write(asyncSettledChunk(call));
         let status = await this.passes(write);
         // From here a cancel finds the run in storage (waiting, or ended), not running.

@@ -44,6 +44,14 @@ export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult
   };
 }
 
+/**
+ * The first chunk of every turn's stream. It names the turn and its event at once, so a client
+ * can cancel the running turn (`POST /status/{eventId}/cancel`) before it ends.
+ */
+export function startChunk(turnId: string, eventId: string, messageId?: string): UIMessageChunk {
+  return { type: 'start', ...(messageId ? { messageId } : {}), messageMetadata: { turnId, eventId } };
+}
+
 /** The last chunk of every turn's stream: its status and what it waits for. */
 export function finishChunk(result: TurnResult): UIMessageChunk {
   return {
