@@ -155,6 +155,16 @@ export class AsyncRequestTransitions {
     return written?.changed ?? false;
   }
 
+  /**
+   * `queued` → `cancelled`, only while no worker has claimed the request: true when this call
+   * wrote it. False when a worker claimed it first (its turn is starting and is stopped as a
+   * running turn), or the row is gone or past `queued`.
+   */
+  async cancelQueued(eventId: string): Promise<boolean> {
+    const written = await this.move(eventId, (row) => (row.status === 'queued' ? { ...row, status: 'cancelled', error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [] } : undefined));
+    return written?.changed ?? false;
+  }
+
   /** The turn could not run (or its account is disabled): `failed` with the reason, unless already final. */
   async fail(eventId: string, reason: string): Promise<void> {
     await this.move(eventId, (row) => (isFinalStatus(row.status) ? undefined : { ...row, status: 'failed', error: reason }));
