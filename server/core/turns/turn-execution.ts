@@ -237,7 +237,7 @@ export class TurnExecution {
       let timestamp = now().toISOString();
       const usages = usagePerMessage(responseMessages ?? [], steps);
       for (const [index, message] of (responseMessages ?? []).entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
-      this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(steps.map((step) => step.usage)));
+      this.countCalls(steps);
       const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp, this.turn.eventId);
       if (modelError !== undefined) {
         this.outcome.failure = { kind: 'upstream', message: describeModelError(modelError, this.secrets) };
@@ -289,6 +289,7 @@ export class TurnExecution {
       transport: request.transport,
       pendingAsyncTools: this.outcome.waitingOn,
       ...(this.outcome.usage ? { usage: this.outcome.usage } : {}),
+      ...(this.outcome.usageByCall ? { usageByCall: this.outcome.usageByCall } : {}),
     });
     await this.services.completions.seal(asyncPass.groupId);
     return 'waiting_async_tools';
@@ -311,7 +312,7 @@ export class TurnExecution {
       const last = state.messages.at(-1);
       if (last && last.turnId === turnId && state.messages.length > this.turn.firstNewMessage && last.message.role === 'assistant') last.cancelled = true;
     }
-    this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(steps.map((step) => step.usage)));
+    this.countCalls(steps);
     if (asyncPass && asyncPass.createdRows().length > 0) await this.services.completions.cancelGroup(asyncPass.groupId, cancelledReason);
     state.updatedAt = timestamp;
     this.version = await this.services.save(state, this.version);
@@ -350,7 +351,15 @@ export class TurnExecution {
       text: result.text,
       messages: result.messages,
       ...(this.outcome.usage ? { usage: this.outcome.usage } : {}),
+      ...(this.outcome.usageByCall ? { usageByCall: this.outcome.usageByCall } : {}),
     });
+  }
+
+  /** Adds a pass's model calls to this run's usage: their sum, and each call on its own. */
+  private countCalls(steps: StepUsage[]): void {
+    const calls = steps.map((step) => step.usage);
+    this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(calls));
+    this.outcome.usageByCall = [...(this.outcome.usageByCall ?? []), ...calls];
   }
 
   /** Counts this run's tokens, and the turn when this run started it (a user message). */

@@ -25,6 +25,8 @@ export interface TurnOutcome {
   failure?: TurnResult['error'];
   /** The sum of this run's model calls so far. */
   usage?: TokenUsage;
+  /** This run's model calls so far, each on its own. */
+  usageByCall?: TokenUsage[];
 }
 
 export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult {
@@ -40,6 +42,7 @@ export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult
     pendingAsyncTools: status === 'waiting_async_tools' ? outcome.waitingOn : [],
     deniedApprovals: outcome.denied,
     usage: { ...(outcome.usage ?? noUsage) },
+    usageByCall: [...(outcome.usageByCall ?? [])],
     ...(outcome.failure ? { error: outcome.failure } : {}),
   };
 }
