@@ -25,8 +25,7 @@ import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
 import { startNatsService, type NatsService } from './nats/nats-service.js';
 import { createProcessLogger } from './process-logger.js';
 import { bucketFolderFor, readRuntimeSettings } from './runtime-settings.js';
-import { startTracing } from './telemetry/start-tracing.js';
-import { printableUrl, tracingSettingsFromEnvironment } from './telemetry/tracing-settings.js';
+import { ensureTracingStarted } from './telemetry/ensure-tracing.js';
 
 export interface ServeOptions {
   accountPort?: number;
@@ -73,10 +72,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   const lock = database ? undefined : await lockDataFolder(settings.dataDir);
   const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
   const replicaName = process.env.HARNESS_REPLICA_ID || `${hostname()}:${settings.dataDir}`;
-  // Before anything is built: the HTTP apps add their tracing hooks only when tracing is on.
-  const tracingSettings = tracingSettingsFromEnvironment();
-  const tracing = tracingSettings ? startTracing({ settings: tracingSettings, instanceId: replicaName }) : undefined;
-  if (tracing) logger?.info({ event: 'tracing', tracesUrl: printableUrl(tracing.tracesUrl), recordContent: tracingSettings?.recordContent }, 'exporting traces over OTLP');
+  // Before anything is built, so that the spans name this replica and the start is logged
+  // here (the HTTP apps join the same tracing when they are built).
+  const tracing = ensureTracingStarted({ instanceId: replicaName, ...(logger ? { logger } : {}) });
   const storage: Storage = database
     ? new PostgresStorage({ ...database, onConnectionError: (error) => logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed; the pool opens another') })
     : new LowdbStorage(`${settings.dataDir}/tables`, storageSettings);
@@ -128,7 +126,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
           await natsService.close();
           await core.stop();
           await storage.close();
-          await tracing?.shutdown();
+          await tracing?.release();
           await lock?.release();
         })();
         return closing;
@@ -138,7 +136,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     await nats?.close();
     await coordination?.close().catch(() => undefined);
     await storage.close().catch(() => undefined); // the start's own error is the one to report
-    await tracing?.shutdown().catch(() => undefined);
+    await tracing?.release().catch(() => undefined);
     await lock?.release();
     throw error;
   }

@@ -140,6 +140,36 @@ describe('cancel a run', () => {
     expect(await next.json()).toMatchObject({ status: 'completed', text: 'Echo: still there?' });
   });
 
+  it("cancels a plain SSE chat turn by the event id its start chunk and header name, before the turn ends", async () => {
+    stack.model.setOptions({ chunkDelayMs: 20 });
+    const key = nextKey();
+    const response = await stack.chat(secret, 'talker', { conversationKey: key, message: 'long: 400' }, 'text/event-stream');
+    expect(response.status).toBe(200);
+    const reader = uiChunkStream(response).getReader();
+    const start = (await reader.read()).value as { type: string; messageMetadata?: { eventId?: string; turnId?: string } };
+    expect(start).toMatchObject({ type: 'start', messageMetadata: { eventId: expect.stringMatching(/^evt_/), turnId: expect.stringMatching(/^turn_/) } });
+    const eventId = start.messageMetadata!.eventId!;
+    expect(response.headers.get('x-harness-event-id')).toBe(eventId);
+    // A plain chat turn has no status row while it runs: /status is for /async requests and runs that wait.
+    expect((await get(`/status/${eventId}`)).status).toBe(404);
+    const cancel = await post<CancelAnswer>(`/status/${eventId}/cancel`);
+    expect(cancel.status).toBe(202);
+    expect(cancel.body).toMatchObject({ cancelled: true, state: 'running', eventId, turnId: start.messageMetadata!.turnId });
+    const chunks: UIMessageChunk[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    stack.model.setOptions({ chunkDelayMs: 0 });
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'cancelled', eventId } });
+    expect(deltas(chunks).join('').split(' ').length).toBeLessThan(400);
+    // The cancelled turn has a row from then on, saying so.
+    expect(await statusOf(eventId)).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('names the event of a JSON chat turn in the x-harness-event-id header', async () => {
+    const response = await stack.chat(secret, 'talker', { conversationKey: nextKey(), message: 'hello' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-harness-event-id')).toMatch(/^evt_/);
+  });
+
   it('cancels an /async request by its event from the status route; the row says cancelled with the partial text', async () => {
     stack.model.setOptions({ chunkDelayMs: 20 });
     const key = nextKey();

@@ -184,7 +184,7 @@ describe('completion webhooks', () => {
     }
   });
 
-  it('keeps the secret encrypted at rest and redacted in every view; refuses a short one', async () => {
+  it('keeps the secret encrypted at rest and redacted in every view; takes a short one, refuses an empty one', async () => {
     await putHookedAgent('helper');
     const view = await fetch(`${stack.accountUrl}/accounts/me/agents/helper`, { headers: authorized() });
     const text = await view.text();
@@ -198,13 +198,23 @@ describe('completion webhooks', () => {
     expect(verified(webhook!)).toBe(true);
     await settledDeliveries('helper', 1);
 
-    const short = await fetch(`${stack.accountUrl}/accounts/me/agents/other`, {
+    // The contract sets no minimum length: a short secret signs like any other.
+    const shortSecret = 'test-secret';
+    await stack.putAgent(account.secret, 'short', { provider: stack.provider(), webhooks: { completion: { url: receiver.url, secret: shortSecret } } });
+    const shortView = await (await fetch(`${stack.accountUrl}/accounts/me/agents/short`, { headers: authorized() })).text();
+    expect(shortView).not.toContain(shortSecret);
+    expect(JSON.parse(shortView)).toMatchObject({ config: { webhooks: { completion: { secret: { redacted: true } } } } });
+    await submit('short', 'signed with a short secret');
+    const [, shortWebhook] = await receiver.waitFor(2);
+    expect(verified(shortWebhook!, shortSecret)).toBe(true);
+    await settledDeliveries('short', 1);
+    const empty = await fetch(`${stack.accountUrl}/accounts/me/agents/other`, {
       method: 'PUT',
       headers: { ...authorized(), 'content-type': 'application/json' },
-      body: JSON.stringify({ config: { webhooks: { completion: { url: receiver.url, secret: 'too-short' } } } }),
+      body: JSON.stringify({ config: { webhooks: { completion: { url: receiver.url, secret: '' } } } }),
     });
-    expect(short.status).toBe(400);
-    expect(await short.text()).toContain('config.webhooks.completion.secret must be at least 16 characters');
+    expect(empty.status).toBe(400);
+    expect(await empty.text()).toContain('config.webhooks.completion.secret must not be empty');
     const badUrl = await fetch(`${stack.accountUrl}/accounts/me/agents/other`, {
       method: 'PUT',
       headers: { ...authorized(), 'content-type': 'application/json' },
@@ -216,9 +226,11 @@ describe('completion webhooks', () => {
     await stack.close();
     const entries = await readdir(stack.dataDir, { recursive: true, withFileTypes: true }).catch(() => []);
     for (const entry of entries.filter((found) => found.isFile())) {
-      expect((await readFile(join(entry.parentPath, entry.name))).includes(webhookSecret), entry.name).toBe(false);
+      const bytes = await readFile(join(entry.parentPath, entry.name));
+      expect(bytes.includes(webhookSecret) || bytes.includes(shortSecret), entry.name).toBe(false);
     }
-    expect((await storedRowsText(`${stack.dataDir}/tables`))?.includes(webhookSecret) ?? false).toBe(false);
+    const rows = await storedRowsText(`${stack.dataDir}/tables`);
+    expect((rows?.includes(webhookSecret) ?? false) || (rows?.includes(shortSecret) ?? false)).toBe(false);
     stack = await startChatStack({ webhooks: fastRetries, cronClock: clock });
   });
 

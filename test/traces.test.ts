@@ -7,7 +7,8 @@ import { temporaryFolder } from './support/temporary-folder.js';
 
 /**
  * Traces end to end: `harness serve` in its own process with `OTEL_EXPORTER_OTLP_ENDPOINT`
- * pointing at an OTLP/HTTP receiver on loopback, which decodes the protobuf export requests.
+ * pointing at an OTLP/HTTP receiver on loopback, which decodes the protobuf export requests
+ * (and, in one case, the JSON ones of `http/json`).
  */
 const modelKey = 'sk-fixture-model-key-0123456789';
 const promptMarker = 'prompt-marker-7f3a9c';
@@ -196,6 +197,33 @@ describe('traces over OTLP', () => {
       }
     }
     expect(receiver.refused()).toEqual([]);
+  });
+
+  it('with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json, spans go as OTLP JSON to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, named by OTEL_RESOURCE_ATTRIBUTES', async () => {
+    const jsonReceiver = await startOtlpReceiver({ path: '/collector/traces' });
+    const json = await startTracedService(jsonReceiver, model, {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: jsonReceiver.tracesUrl,
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_RESOURCE_ATTRIBUTES: 'service.name=harness-json,deployment.environment=test',
+    });
+    try {
+      await json.putAgent('plain', {});
+      const response = await json.send('POST', '/agents/plain/chat', { conversationKey: 'k-json', message: 'hello over json' });
+      expect(response.status).toBe(200);
+      const spans = await jsonReceiver.waitFor((received) => received.some((span) => span.name === 'harness.turn' && span.attributes['harness.turn.status'] === 'completed'));
+      expect(jsonReceiver.encodings().length).toBeGreaterThan(0);
+      expect(jsonReceiver.encodings().every((encoding) => encoding === 'json')).toBe(true);
+      expect(jsonReceiver.refused()).toEqual([]);
+      const turn = spans.find((span) => span.name === 'harness.turn')!;
+      expect(turn.resource).toMatchObject({ 'service.name': 'harness-json', 'deployment.environment': 'test' });
+      expect(turn.attributes).toMatchObject({ 'harness.agent.id': 'plain', 'harness.transport': 'json' });
+      const request = spans.find((span) => span.spanId === turn.parentSpanId) ?? (await jsonReceiver.waitFor((received) => received.some((span) => span.spanId === turn.parentSpanId))).find((span) => span.spanId === turn.parentSpanId)!;
+      expect(request).toMatchObject({ name: 'POST /agents/:agentId/chat', kind: 2, traceId: turn.traceId });
+      expect(named(spans, 'ai.streamText').length).toBeGreaterThan(0);
+    } finally {
+      await json.stop();
+      await jsonReceiver.close();
+    }
   });
 
   it('with content recording on, the prompt is in the model call spans', async () => {

@@ -122,6 +122,51 @@ describe('token usage', () => {
     expect(status.usage).toEqual(sum(calls));
   });
 
+  it('keeps the cache and reasoning tokens the model reported, zeros included, and lists each call on /status (usageByCall)', async () => {
+    const own = await stack.createAccount('detailer');
+    for (const api of ['responses', 'chat'] as const) {
+      const agentId = `detailed-${api}`;
+      await stack.putAgent(own.secret, agentId, { provider: stack.provider(api), tools: { test_async: { durationMs: 1 } } });
+      const key = nextKey();
+      const { result: status, calls } = await reported(async () => {
+        const response = await fetch(`${stack.agentUrl}/agents/${agentId}/async`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${own.secret}` },
+          body: JSON.stringify({ conversationKey: key, message: 'usage: cached=7 reasoning=3\ncall test_async {"n":2}\nthen usage: cached=0 reasoning=0' }),
+        });
+        const { eventId } = (await response.json()) as { eventId: string };
+        for (;;) {
+          await stack.core.asyncWorker.idle();
+          const row = await get<{ status: string; usage: Usage; usageByCall: Usage[] }>(stack.agentUrl, `/status/${eventId}`, own.secret);
+          if (row.body.status === 'completed' || row.body.status === 'failed') return row.body;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      });
+      expect(status.status).toBe('completed');
+      expect(calls).toHaveLength(2);
+      expect(calls[0]).toMatchObject({ cachedInputTokens: 7, reasoningTokens: 3 });
+      expect(calls[1]).toMatchObject({ cachedInputTokens: 0, reasoningTokens: 0 });
+      // Each call as the model reported it, then their sum, which keeps the contract's three fields.
+      expect(status.usageByCall).toEqual(calls);
+      expect(status.usage).toEqual({ ...sum(calls), cachedInputTokens: 7, reasoningTokens: 3 });
+      const assistants = (await get<{ messages: StoredMessage[] }>(stack.agentUrl, `/agents/${agentId}/conversations/${key}`, own.secret)).body.messages.filter((message) => message.role === 'assistant');
+      expect(assistants.map((message) => message.usage)).toEqual(calls);
+    }
+    const rows = (await usageRows(undefined, own.secret)).body.usage;
+    expect(rows.map((row) => [row.agentId, (row as { cachedInputTokens?: number }).cachedInputTokens, (row as { reasoningTokens?: number }).reasoningTokens])).toEqual([
+      ['detailed-chat', 7, 3],
+      ['detailed-responses', 7, 3],
+    ]);
+  });
+
+  it('a model that reports no cache or reasoning details gets none: usage is exactly {inputTokens, outputTokens, totalTokens}', async () => {
+    for (const agentId of ['responder', 'chatter']) {
+      const { result, calls } = await reported(() => chatJson(agentId, { conversationKey: nextKey(), message: 'plain' }));
+      expect(result.body.usage).toEqual(sum(calls));
+      expect(Object.keys(result.body.usage!).sort()).toEqual(['inputTokens', 'outputTokens', 'totalTokens']);
+    }
+  });
+
   it('a turn continued after an approval counts once, with the usage of both runs', async () => {
     const own = await stack.createAccount('approver');
     await stack.putAgent(own.secret, 'responder', { provider: stack.provider(), tools: { alphaSearch: { apiKey: 'tvly-fixture-search-key-0123456789', needsApproval: true, maxResults: 1 } } });

@@ -13,6 +13,10 @@ export interface TracesReport {
   enabled: boolean;
   /** The OTLP/HTTP traces URL, without credentials or query. */
   tracesUrl?: string;
+  /** The encoding: `http/protobuf` or `http/json` (absent in a stage log written before it was logged). */
+  protocol?: string;
+  /** Why the protocol asked for is not used (`grpc`). */
+  protocolWarning?: string;
   serviceName?: string;
   recordContent?: boolean;
   /** Which variable set the URL (environment source only). */
@@ -23,7 +27,16 @@ function fromEnvironment(env: Record<string, string | undefined>): TracesReport 
   const settings = tracingSettingsFromEnvironment(env);
   if (!settings) return { source: 'environment', enabled: false };
   const setBy = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
-  return { source: 'environment', enabled: true, tracesUrl: printableUrl(settings.tracesUrl), serviceName: settings.serviceName, recordContent: settings.recordContent, setBy };
+  return {
+    source: 'environment',
+    enabled: true,
+    tracesUrl: printableUrl(settings.tracesUrl),
+    protocol: settings.protocol,
+    ...(settings.protocolWarning ? { protocolWarning: settings.protocolWarning } : {}),
+    serviceName: settings.serviceName,
+    recordContent: settings.recordContent,
+    setBy,
+  };
 }
 
 /**
@@ -38,8 +51,15 @@ async function fromStageLog(logFile: string): Promise<TracesReport | undefined> 
   const previousStart = lines.slice(0, lastStart).findLastIndex((line) => line.includes('"event":"sandbox"'));
   const line = lines.slice(previousStart + 1, lastStart).findLast((candidate) => candidate.includes('"event":"tracing"'));
   if (!line) return { source: 'stage', enabled: false };
-  const fields = JSON.parse(line) as { tracesUrl?: string; recordContent?: boolean };
-  return { source: 'stage', enabled: true, ...(fields.tracesUrl ? { tracesUrl: printableUrl(fields.tracesUrl) } : {}), ...(fields.recordContent !== undefined ? { recordContent: fields.recordContent } : {}) };
+  const fields = JSON.parse(line) as { tracesUrl?: string; protocol?: string; serviceName?: string; recordContent?: boolean };
+  return {
+    source: 'stage',
+    enabled: true,
+    ...(fields.tracesUrl ? { tracesUrl: printableUrl(fields.tracesUrl) } : {}),
+    ...(fields.protocol ? { protocol: fields.protocol } : {}),
+    ...(fields.serviceName ? { serviceName: fields.serviceName } : {}),
+    ...(fields.recordContent !== undefined ? { recordContent: fields.recordContent } : {}),
+  };
 }
 
 export function formatTracesReport(report: TracesReport): string {
@@ -48,12 +68,13 @@ export function formatTracesReport(report: TracesReport): string {
     return [
       `traces: off for ${where}`,
       '  set OTEL_EXPORTER_OTLP_ENDPOINT (e.g. http://localhost:4318) in the environment of harness serve or harness deploy',
-      '  to export OpenTelemetry spans over OTLP/HTTP (protobuf) to a collector or tracing backend',
+      '  to export OpenTelemetry spans over OTLP/HTTP (protobuf; OTEL_EXPORTER_OTLP_PROTOCOL=http/json for JSON) to a collector or tracing backend',
     ].join('\n');
   }
   return [
     `traces: on for ${where}`,
-    `  sent to:           ${report.tracesUrl ?? '(see the service log)'} (OTLP/HTTP, protobuf${report.setBy ? `; from ${report.setBy}` : ''})`,
+    `  sent to:           ${report.tracesUrl ?? '(see the service log)'} (OTLP/HTTP, ${report.protocol === 'http/json' ? 'JSON' : 'protobuf'}${report.setBy ? `; from ${report.setBy}` : ''})`,
+    ...(report.protocolWarning ? [`  warning:           ${report.protocolWarning}`] : []),
     ...(report.serviceName ? [`  service.name:      ${report.serviceName}`] : []),
     `  content recording: ${report.recordContent ? 'on (prompts, messages and tool inputs/outputs are in spans)' : 'off (HARNESS_OTEL_RECORD_CONTENT=true turns it on)'}`,
     '  look at them in the backend behind that endpoint; locally, for example Jaeger:',

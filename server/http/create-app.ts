@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { errorBody, installErrorHandling } from './error-handler.js';
 import { type DocumentInfo, registerOpenApiDocument, serveOpenApiDocument } from './openapi/openapi-document.js';
+import { ensureTracingStarted } from '../telemetry/ensure-tracing.js';
 import { installRequestTracing } from './request-tracing.js';
 
 export const bodyLimitBytes = 1024 * 1024;
@@ -51,6 +52,10 @@ export function createApp(options: AppOptions, document: DocumentInfo, registerR
   // `application/merge-patch+json` (RFC 7396) and other `+json` types parse as JSON too.
   app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
   installErrorHandling(app);
+  // Tracing starts with the first app built while an OTLP endpoint is set (or joins what
+  // `serve` started), and this app holds it until it closes.
+  const tracing = ensureTracingStarted(options.logger ? { logger: options.logger } : {});
+  if (tracing) app.addHook('onClose', () => tracing.release());
   installRequestTracing(app);
   const routes: RouteEntry[] = [];
   app.decorate('routeCatalog', routes);

@@ -40,12 +40,13 @@ export const statusRowView = {
   type: 'object',
   description: 'The status row.',
   additionalProperties: true,
-  required: ['eventId', 'status', 'conversationKey', 'createdAt', 'updatedAt', 'usage'],
+  required: ['eventId', 'status', 'conversationKey', 'createdAt', 'updatedAt', 'usage', 'usageByCall'],
   properties: {
     eventId: { type: 'string' },
     status: { type: 'string', enum: ['queued', 'processing', 'awaiting_approval', 'waiting_async_tools', 'completed', 'failed', 'cancelled'] },
     conversationKey: { type: 'string' },
     usage: { ...tokenUsageView, description: "The model's token usage of the turn so far, every model call summed." },
+    usageByCall: { type: 'array', items: tokenUsageView, description: 'The same model calls each on its own, in the order they were made, continuations included: `usage` is their sum.' },
     result: {
       type: 'object',
       additionalProperties: true,

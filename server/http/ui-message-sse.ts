@@ -38,8 +38,12 @@ export class UiMessageSseWriter {
   private pending = '';
   private scheduled = false;
 
-  constructor(private readonly response: ServerResponse) {
-    response.writeHead(200, { ...UI_MESSAGE_STREAM_HEADERS, 'x-accel-buffering': 'no' });
+  /** `headers`: more response headers (the chat route's `x-harness-event-id`). */
+  constructor(
+    private readonly response: ServerResponse,
+    headers: Record<string, string> = {},
+  ) {
+    response.writeHead(200, { ...UI_MESSAGE_STREAM_HEADERS, 'x-accel-buffering': 'no', ...headers });
   }
 
   /** True once the client went away. */
@@ -74,8 +78,8 @@ export class UiMessageSseWriter {
  * A client that goes away stops receiving, but the stream is still read to its end so the turn
  * finishes and is stored.
  */
-export async function writeUiMessageSse(response: ServerResponse, peeked: PeekedStream, eventIdOf?: (chunk: UIMessageChunk) => string | undefined): Promise<void> {
-  const writer = new UiMessageSseWriter(response);
+export async function writeUiMessageSse(response: ServerResponse, peeked: PeekedStream, eventIdOf?: (chunk: UIMessageChunk) => string | undefined, headers?: Record<string, string>): Promise<void> {
+  const writer = new UiMessageSseWriter(response, headers);
   for (const chunk of peeked.head) writer.send(chunk, eventIdOf?.(chunk));
   for (;;) {
     const { value, done } = await peeked.reader.read();

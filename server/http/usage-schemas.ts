@@ -4,8 +4,8 @@ const tokenCounts = {
   inputTokens: { type: 'integer', minimum: 0 },
   outputTokens: { type: 'integer', minimum: 0 },
   totalTokens: { type: 'integer', minimum: 0 },
-  cachedInputTokens: { type: 'integer', minimum: 0, description: 'input tokens read from the provider cache (part of inputTokens); only when above zero' },
-  reasoningTokens: { type: 'integer', minimum: 0, description: 'reasoning tokens (part of outputTokens); only when above zero' },
+  cachedInputTokens: { type: 'integer', minimum: 0, description: 'input tokens read from the provider cache (part of inputTokens); present when the provider reported it, 0 included' },
+  reasoningTokens: { type: 'integer', minimum: 0, description: 'reasoning tokens (part of outputTokens); present when the provider reported it, 0 included' },
 } as const;
 
 /** `{inputTokens, outputTokens, totalTokens}` and the optional details, as turns record them. */

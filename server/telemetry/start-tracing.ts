@@ -1,9 +1,10 @@
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { setTracingState, type TracingState } from '../core/telemetry/tracing-state.js';
+import { OtlpJsonTraceExporter } from './otlp-json-trace-exporter.js';
 import type { TracingSettings } from './tracing-settings.js';
 
 export interface RunningTracing {
@@ -17,7 +18,7 @@ export interface StartTracingOptions {
   settings: TracingSettings;
   /** `service.instance.id`: which replica made the spans. */
   instanceId: string;
-  /** The exporter (default: OTLP/HTTP protobuf, configured by the standard `OTEL_EXPORTER_OTLP_*` variables). */
+  /** The exporter (default: OTLP/HTTP in the settings' encoding, configured by the standard `OTEL_EXPORTER_OTLP_*` variables). */
   exporter?: SpanExporter;
 }
 
@@ -27,16 +28,20 @@ let contextManager: AsyncLocalStorageContextManager | undefined;
 
 /**
  * Starts exporting spans: a tracer provider whose batch processor sends them over OTLP/HTTP
- * (protobuf), the async-local-storage context manager (so a span started in a request is the
+ * (protobuf, or JSON with `http/json`), the async-local-storage context manager (so a span started in a request is the
  * parent of what that request awaits), and the core's tracing state. Registered globally, as
  * the OpenTelemetry API expects, so the AI SDK's spans use the same context.
  */
 export function startTracing(options: StartTracingOptions): RunningTracing {
   const { settings } = options;
-  const exporter = options.exporter ?? new OTLPTraceExporter({ url: settings.tracesUrl });
-  const resource = defaultResource()
-    .merge(detectResources({ detectors: [envDetector] }))
-    .merge(resourceFromAttributes({ 'service.name': settings.serviceName, 'service.instance.id': options.instanceId }));
+  const exporter = options.exporter ?? (settings.protocol === 'http/json' ? new OtlpJsonTraceExporter({ url: settings.tracesUrl }) : new OTLPTraceExporter({ url: settings.tracesUrl }));
+  // The operator's OTEL_RESOURCE_ATTRIBUTES stand; `service.name` is the settings' (which
+  // already prefers OTEL_SERVICE_NAME, then the attributes' own), and the replica is the
+  // instance unless the attributes name one.
+  const { resourceAttributes } = settings;
+  const resource = defaultResource().merge(
+    resourceFromAttributes({ ...resourceAttributes, 'service.name': settings.serviceName, 'service.instance.id': resourceAttributes['service.instance.id'] ?? options.instanceId }),
+  );
   const provider = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter, ...settings.batch })] });
   if (!contextManager) {
     contextManager = new AsyncLocalStorageContextManager().enable();

@@ -1,9 +1,21 @@
+import { otlpProtocolFromEnvironment, type OtlpHttpProtocol } from './otlp-protocol.js';
+import { resourceAttributesFromEnvironment } from './resource-attributes.js';
+
 /** How the service exports traces, read from the standard OpenTelemetry variables. */
 export interface TracingSettings {
   /** Where spans go: the OTLP/HTTP traces URL. */
   tracesUrl: string;
-  /** `service.name` of the spans (`OTEL_SERVICE_NAME`, default `harness`). */
+  /** The encoding: `http/protobuf` (default) or `http/json` (`OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL`). */
+  protocol: OtlpHttpProtocol;
+  /** Set when the protocol asked for (`grpc`) is not the one used; logged at start. */
+  protocolWarning?: string;
+  /**
+   * `service.name` of the spans: `OTEL_SERVICE_NAME`, else the `service.name` of
+   * `OTEL_RESOURCE_ATTRIBUTES`, else `harness`.
+   */
   serviceName: string;
+  /** `OTEL_RESOURCE_ATTRIBUTES`, parsed (the resource's other attributes). */
+  resourceAttributes: Record<string, string>;
   /** Prompts, messages and tool inputs/outputs in spans (`HARNESS_OTEL_RECORD_CONTENT=true`; off by default). */
   recordContent: boolean;
   /** The batch span processor's standard settings (`OTEL_BSP_*`), where set. */
@@ -41,9 +53,14 @@ export function tracingSettingsFromEnvironment(env: Environment = process.env): 
   if (!tracesUrl) return undefined;
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   if (env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none') return undefined;
+  const resourceAttributes = resourceAttributesFromEnvironment(env);
+  const { protocol, warning } = otlpProtocolFromEnvironment(env, printableUrl(tracesUrl));
   return {
     tracesUrl,
-    serviceName: env.OTEL_SERVICE_NAME?.trim() || 'harness',
+    protocol,
+    ...(warning ? { protocolWarning: warning } : {}),
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || resourceAttributes['service.name'] || 'harness',
+    resourceAttributes,
     recordContent: env.HARNESS_OTEL_RECORD_CONTENT?.trim().toLowerCase() === 'true',
     batch: batchSettingsFromEnvironment(env),
   };

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { decodeJsonExportTraceServiceRequest } from './otlp-json-trace-decoder.js';
 import { decodeExportTraceServiceRequest, type AttributeValue, type ReceivedSpan } from './otlp-trace-decoder.js';
 
 export type { ReceivedSpan } from './otlp-trace-decoder.js';
@@ -8,6 +9,10 @@ export type { ReceivedSpan } from './otlp-trace-decoder.js';
 export interface OtlpReceiver {
   /** The base URL for `OTEL_EXPORTER_OTLP_ENDPOINT` (the exporter adds `/v1/traces`). */
   endpoint: string;
+  /** The full URL export requests are taken at (`<endpoint>/v1/traces`, or the receiver's own path). */
+  tracesUrl: string;
+  /** The encoding of each export request taken, in arrival order: `protobuf` or `json`. */
+  encodings(): ('protobuf' | 'json')[];
   /** Every span received so far, in arrival order. */
   spans(): ReceivedSpan[];
   /** Resolves with the spans once `ready(spans)` holds; rejects after `timeoutMs` with what arrived. */
@@ -24,32 +29,43 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
 }
 
+export interface OtlpReceiverOptions {
+  /** The path export requests are taken at (default `/v1/traces`); any other path is refused. */
+  path?: string;
+}
+
 /**
  * An OTLP/HTTP trace receiver on loopback, as a collector would be: `POST /v1/traces` with
- * `application/x-protobuf`, the body an `ExportTraceServiceRequest` decoded by the official
- * field numbers, answered with an empty `ExportTraceServiceResponse` (full success).
+ * `application/x-protobuf` (the body an `ExportTraceServiceRequest` decoded by the official
+ * field numbers) or `application/json` (its JSON mapping), answered with an empty
+ * `ExportTraceServiceResponse` (full success) in the same encoding.
  */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
+  const path = options.path ?? '/v1/traces';
   const received: ReceivedSpan[] = [];
+  const encodings: ('protobuf' | 'json')[] = [];
   const refusals: string[] = [];
   const waiters = new Set<() => void>();
   const server = createServer((request, reply) => {
     void (async () => {
       const body = await readBody(request);
       const contentType = request.headers['content-type'] ?? '';
-      if (request.method !== 'POST' || request.url !== '/v1/traces' || !contentType.startsWith('application/x-protobuf')) {
+      const encoding = contentType.startsWith('application/x-protobuf') ? 'protobuf' : contentType.startsWith('application/json') ? 'json' : undefined;
+      if (request.method !== 'POST' || request.url !== path || !encoding) {
         refusals.push(`${request.method} ${request.url} ${contentType}`);
-        reply.writeHead(request.url === '/v1/traces' ? 415 : 404).end();
+        reply.writeHead(request.url === path ? 415 : 404).end();
         return;
       }
       try {
-        received.push(...decodeExportTraceServiceRequest(body));
+        received.push(...(encoding === 'json' ? decodeJsonExportTraceServiceRequest(body) : decodeExportTraceServiceRequest(body)));
+        encodings.push(encoding);
       } catch (error) {
-        refusals.push(`undecodable body: ${(error as Error).message}`);
+        refusals.push(`undecodable ${encoding} body: ${(error as Error).message}`);
         reply.writeHead(400).end();
         return;
       }
-      reply.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      if (encoding === 'json') reply.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      else reply.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       for (const wake of waiters) wake();
     })().catch((error: unknown) => {
       refusals.push(`receiver error: ${(error as Error).message}`);
@@ -60,6 +76,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    tracesUrl: `http://127.0.0.1:${port}${path}`,
+    encodings: () => [...encodings],
     spans: () => [...received],
     refused: () => [...refusals],
     waitFor: (ready, timeoutMs = 20_000) =>

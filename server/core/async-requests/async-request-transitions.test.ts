@@ -94,4 +94,18 @@ describe('AsyncRequestTransitions', () => {
     expect((await repository.get('evt_sse'))?.status).toBe('cancelled');
     expect(seen).toEqual(['cancelled', 'cancelled']);
   });
+
+  it('cancelQueued cancels only a request no worker has claimed: a claimed one stays processing for its turn to be stopped', async () => {
+    const { repository, transitions } = setUp();
+    await transitions.queue(request);
+    await transitions.queue({ ...request, eventId: 'evt_two' });
+    expect(await transitions.cancelQueued('evt_one')).toBe(true);
+    expect(await transitions.claim('evt_one')).toBeUndefined();
+    expect(await repository.get('evt_one')).toMatchObject({ status: 'cancelled', error: 'cancelled by a cancel request' });
+
+    expect(await transitions.claim('evt_two')).toBeDefined();
+    expect(await transitions.cancelQueued('evt_two')).toBe(false);
+    expect((await repository.get('evt_two'))?.status).toBe('processing');
+    expect(await transitions.cancelQueued('evt_unknown')).toBe(false);
+  });
 });

@@ -17,6 +17,8 @@ export interface FinishedTurn {
   error?: { message: string };
   /** The tokens of this run of the turn, added to what the row already counts. */
   usage?: TokenUsage;
+  /** This run's model calls, each on its own, appended to the row's. */
+  usageByCall?: TokenUsage[];
 }
 
 /** The turn that starts waiting for external async tools, for a row that may not exist yet. */
@@ -29,6 +31,8 @@ export interface WaitingTurn {
   pendingAsyncTools: PendingAsyncToolView[];
   /** The tokens of this run of the turn so far, added to what the row already counts. */
   usage?: TokenUsage;
+  /** This run's model calls, each on its own, appended to the row's. */
+  usageByCall?: TokenUsage[];
 }
 
 /** A turn a cancel request stopped, for a row that may not exist yet (an SSE or NATS turn has none until it waits). */
@@ -42,13 +46,18 @@ export interface CancelledTurn {
   messages: ModelMessage[];
   /** The tokens of this run of the turn, added to what the row already counts. */
   usage?: TokenUsage;
+  /** This run's model calls, each on its own, appended to the row's. */
+  usageByCall?: TokenUsage[];
 }
 
 export const cancelledReason = 'cancelled by a cancel request';
 
 /** A row's usage plus a run's: each run of a turn adds its own calls once (it waits, or it finishes). */
-function withUsage(row: AsyncRequestRecord, usage: TokenUsage | undefined): Pick<AsyncRequestRecord, 'usage'> {
-  return usage || row.usage ? { usage: addUsage(row.usage ?? noUsage, usage ?? noUsage) } : {};
+function withUsage(row: AsyncRequestRecord, usage: TokenUsage | undefined, usageByCall: TokenUsage[] | undefined): Pick<AsyncRequestRecord, 'usage' | 'usageByCall'> {
+  return {
+    ...(usage || row.usage ? { usage: addUsage(row.usage ?? noUsage, usage ?? noUsage) } : {}),
+    ...(usageByCall || row.usageByCall ? { usageByCall: [...(row.usageByCall ?? []), ...(usageByCall ?? [])] } : {}),
+  };
 }
 
 export const interruptedReason = 'service restarted while this turn was running';
@@ -98,9 +107,9 @@ export class AsyncRequestTransitions {
   /** A turn waits for external async tools: the row says so, created first when the turn had none. */
   async waitForAsyncTools(turn: WaitingTurn): Promise<void> {
     const timestamp = this.now().toISOString();
-    const { pendingAsyncTools, usage, ...request } = turn;
+    const { pendingAsyncTools, usage, usageByCall, ...request } = turn;
     try {
-      const created: AsyncRequestRecord = { ...request, status: 'waiting_async_tools', pendingAsyncTools, ...(usage ? { usage } : {}), createdAt: timestamp, updatedAt: timestamp };
+      const created: AsyncRequestRecord = { ...request, status: 'waiting_async_tools', pendingAsyncTools, ...(usage ? { usage } : {}), ...(usageByCall ? { usageByCall } : {}), createdAt: timestamp, updatedAt: timestamp };
       await this.repository.create(created);
       this.notify(created);
       return;
@@ -108,7 +117,7 @@ export class AsyncRequestTransitions {
       // The row exists (an `/async` request or an earlier pass): move it below.
       if (!(error instanceof ConditionFailedError)) throw error;
     }
-    await this.move(turn.eventId, (row) => (isFinalStatus(row.status) ? undefined : { ...row, status: 'waiting_async_tools', pendingAsyncTools, ...withUsage(row, usage) }));
+    await this.move(turn.eventId, (row) => (isFinalStatus(row.status) ? undefined : { ...row, status: 'waiting_async_tools', pendingAsyncTools, ...withUsage(row, usage, usageByCall) }));
   }
 
   /** The turn ended: its result on the row. A turn that waits for async tools again leaves the row waiting. */
@@ -123,7 +132,7 @@ export class AsyncRequestTransitions {
             result: { text: turn.text, messages: turn.messages, ...(turn.deniedApprovals?.length ? { deniedApprovals: turn.deniedApprovals } : {}) },
             pendingApprovals: turn.pendingApprovals,
             pendingAsyncTools: [],
-            ...withUsage(row, turn.usage),
+            ...withUsage(row, turn.usage, turn.usageByCall),
             ...(turn.error ? { error: turn.error.message } : {}),
           },
     );
@@ -138,9 +147,9 @@ export class AsyncRequestTransitions {
     const timestamp = this.now().toISOString();
     const finished = 'text' in turn ? { result: { text: turn.text, messages: turn.messages } } : {};
     if ('text' in turn) {
-      const { text: _text, messages: _messages, usage, ...request } = turn;
+      const { text: _text, messages: _messages, usage, usageByCall, ...request } = turn;
       try {
-        const created: AsyncRequestRecord = { ...request, status: 'cancelled', ...finished, error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [], ...(usage ? { usage } : {}), createdAt: timestamp, updatedAt: timestamp };
+        const created: AsyncRequestRecord = { ...request, status: 'cancelled', ...finished, error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [], ...(usage ? { usage } : {}), ...(usageByCall ? { usageByCall } : {}), createdAt: timestamp, updatedAt: timestamp };
         await this.repository.create(created);
         this.notify(created);
         return true;
@@ -149,9 +158,20 @@ export class AsyncRequestTransitions {
       }
     }
     const usage = 'text' in turn ? turn.usage : undefined;
+    const usageByCall = 'text' in turn ? turn.usageByCall : undefined;
     const written = await this.move(turn.eventId, (row) =>
-      isFinalStatus(row.status) ? undefined : { ...row, status: 'cancelled', ...finished, error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [], ...withUsage(row, usage) },
+      isFinalStatus(row.status) ? undefined : { ...row, status: 'cancelled', ...finished, error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [], ...withUsage(row, usage, usageByCall) },
     );
+    return written?.changed ?? false;
+  }
+
+  /**
+   * `queued` → `cancelled`, only while no worker has claimed the request: true when this call
+   * wrote it. False when a worker claimed it first (its turn is starting and is stopped as a
+   * running turn), or the row is gone or past `queued`.
+   */
+  async cancelQueued(eventId: string): Promise<boolean> {
+    const written = await this.move(eventId, (row) => (row.status === 'queued' ? { ...row, status: 'cancelled', error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [] } : undefined));
     return written?.changed ?? false;
   }
 

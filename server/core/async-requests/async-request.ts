@@ -39,6 +39,8 @@ export interface AsyncRequestRecord {
   pendingAsyncTools?: PendingAsyncToolView[];
   /** The tokens of every model call of this turn so far, its continuations included. */
   usage?: TokenUsage;
+  /** The same calls each on its own, in order (`usage` is their sum). */
+  usageByCall?: TokenUsage[];
   /** The W3C `traceparent` of the span that queued the request (tracing on): its run continues that trace. */
   traceparent?: string;
   createdAt: string;

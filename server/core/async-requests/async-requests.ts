@@ -21,6 +21,8 @@ export interface AsyncRequestView {
   pendingAsyncTools?: PendingAsyncToolView[];
   /** Tokens of the turn's model calls so far (zeros before the first call ends). */
   usage: TokenUsage;
+  /** The same model calls each on its own, in order (empty before the first call ends). */
+  usageByCall: TokenUsage[];
   createdAt: string;
   updatedAt: string;
 }
@@ -81,6 +83,7 @@ export function viewAsyncRequest(request: AsyncRequestRecord): AsyncRequestView 
     status: request.status,
     conversationKey: request.conversationKey,
     usage: request.usage ?? { ...noUsage },
+    usageByCall: request.usageByCall ?? [],
     // The order the status route's serializer writes (its required fields first), so a webhook's body is the /status view byte for byte.
     createdAt: request.createdAt,
     updatedAt: request.updatedAt,

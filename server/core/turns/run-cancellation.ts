@@ -7,11 +7,11 @@ import { groupIdOfResult } from '../async-tools/async-tool-result.js';
 import type { Agents } from '../agents/agents.js';
 import type { ConversationState } from '../conversations/conversation.js';
 import type { ConversationsRepository } from '../conversations/conversations-repository.js';
-import type { CancelTarget, RunningTurns } from '../coordination/running-turns.js';
+import type { CancelTarget, RunningTurn, RunningTurns } from '../coordination/running-turns.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { denyOpenApprovals } from './approvals.js';
-import type { ConversationLocks } from './conversation-locks.js';
+import { type ConversationLocks, conversationLockKey } from './conversation-locks.js';
 import { saveConversation } from './save-conversation.js';
 
 /** The answer to a cancel request (202). */
@@ -33,7 +33,7 @@ export interface CancelAnswer {
 export interface RunCancellationOptions {
   runningTurns: RunningTurns;
   requests: AsyncRequestsRepository;
-  transitions: Pick<AsyncRequestTransitions, 'cancel'>;
+  transitions: Pick<AsyncRequestTransitions, 'cancel' | 'cancelQueued'>;
   conversations: ConversationsRepository;
   settlement: Pick<AsyncSettlement, 'cancelGroup'>;
   agents: Pick<Agents, 'load'>;
@@ -42,11 +42,13 @@ export interface RunCancellationOptions {
   now: () => Date;
 }
 
-/** How long a cancel of a request claimed a moment ago waits for its turn to register. */
+/** How long a cancel waits for a turn that is about to run (claimed a moment ago, or starting) to register: about a second. */
 const startingTurnAttempts = 10;
 const startingTurnWaitMs = 100;
 
 const approvalReason = 'The run was cancelled before this approval was answered.';
+
+const pause = (milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
 
 /** The async calls the turn that wrote the conversation's last message left processing (the `{resultId, status: "processing"}` results). */
 function processingCallsOfLastTurn(state: ConversationState): string[] {
@@ -80,27 +82,69 @@ export class RunCancellation {
     if (running) return this.runningAnswer(running.conversationKey, running.eventId, running.turnId);
     let row = await this.options.requests.get(eventId);
     if (!row || row.accountId !== accountId) throw new NotFoundError(`No event ${eventId}.`);
+    if (row.status === 'queued') {
+      // Only while still queued: a worker may claim it between the read and this write, and
+      // its turn must then be stopped as a running turn, not left to run under a cancelled row.
+      if (await this.options.transitions.cancelQueued(eventId)) {
+        return { cancelled: true, conversationKey: row.conversationKey, eventId, state: 'queued', closedApprovals: [], closedAsyncTools: [] };
+      }
+      row = await this.options.requests.get(eventId);
+    }
     // Claimed by a worker a moment ago: its turn registers as it starts.
     for (let attempt = 0; row?.status === 'processing' && attempt < startingTurnAttempts; attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, startingTurnWaitMs));
+      await pause(startingTurnWaitMs);
       const found = await this.options.runningTurns.requestCancel(target);
       if (found) return this.runningAnswer(found.conversationKey, found.eventId, found.turnId);
       row = await this.options.requests.get(eventId);
     }
-    if (!row || isFinalStatus(row.status) || row.status === 'processing') throw new ConflictError(`Nothing is running for event ${eventId}${row ? ` (it is ${row.status})` : ''}.`);
-    if (row.status === 'queued') {
-      if (!(await this.options.transitions.cancel({ eventId }))) throw new ConflictError(`Event ${eventId} started or ended meanwhile; nothing was cancelled.`);
-      return { cancelled: true, conversationKey: row.conversationKey, eventId, state: 'queued', closedApprovals: [], closedAsyncTools: [] };
+    if (!row || isFinalStatus(row.status) || row.status === 'processing' || row.status === 'queued') {
+      throw new ConflictError(`Nothing is running for event ${eventId}${row ? ` (it is ${row.status})` : ''}.`);
     }
     return this.closeWaiting(row.accountId, row.agentId, row.conversationKey, row);
   }
 
-  /** `POST /agents/{agentId}/conversations/{conversationKey}/cancel`. Another account's agent is a 404. */
+  /**
+   * `POST /agents/{agentId}/conversations/{conversationKey}/cancel`. Another account's agent is
+   * a 404. A turn that holds the conversation but has not registered yet (its tools are being
+   * built) is waited for and stopped; when nothing runs or waits, the registry is asked again
+   * for about a second, so an `/async` request a worker claims meanwhile is stopped too.
+   */
   async cancelConversation(accountId: string, agentId: string, conversationKey: string): Promise<CancelAnswer> {
     await this.options.agents.load(accountId, agentId);
-    const running = await this.options.runningTurns.requestCancel({ accountId, agentId, conversationKey });
-    if (running) return this.runningAnswer(conversationKey, running.eventId, running.turnId);
-    return this.closeWaiting(accountId, agentId, conversationKey);
+    const target: CancelTarget = { accountId, agentId, conversationKey };
+    for (let attempt = 0; ; attempt += 1) {
+      const found = await this.runningTurnOrLock(target, conversationLockKey(accountId, agentId, conversationKey));
+      if ('turn' in found) return this.runningAnswer(conversationKey, found.turn.eventId, found.turn.turnId);
+      try {
+        return await this.closeWaiting(accountId, agentId, conversationKey, undefined, found.release);
+      } catch (error) {
+        if (!(error instanceof ConflictError) || attempt + 1 >= startingTurnAttempts) throw error;
+      }
+      await pause(startingTurnWaitMs);
+    }
+  }
+
+  /**
+   * The running turn `target` names (asked to stop), or the conversation's lock. A turn holds
+   * the lock from before it registers until after it unregisters, so while the lock is not
+   * ours the registry is asked again: waiting for the lock alone would wait out the whole turn
+   * that is about to register. Once the lock is ours no turn of the conversation runs.
+   */
+  private async runningTurnOrLock(target: CancelTarget, lockKey: string): Promise<{ turn: RunningTurn } | { release: () => void }> {
+    const { runningTurns, locks } = this.options;
+    const running = await runningTurns.requestCancel(target);
+    if (running) return { turn: running };
+    const acquiring = locks.acquire(lockKey).then((release) => ({ release }));
+    for (;;) {
+      const acquired = await Promise.race([acquiring, pause(startingTurnWaitMs).then(() => undefined)]);
+      if (acquired) return acquired;
+      const found = await runningTurns.requestCancel(target);
+      if (found) {
+        // Our place in the lock's line is given up as soon as it comes.
+        acquiring.then(({ release }) => release()).catch(() => undefined);
+        return { turn: found };
+      }
+    }
   }
 
   private runningAnswer(conversationKey: string, eventId: string, turnId: string): CancelAnswer {
@@ -112,9 +156,9 @@ export class RunCancellation {
    * (a tool message the model reads as `execution-denied`, so the next turn goes on), its
    * async calls still processing end `failed`, and every status row involved says `cancelled`.
    */
-  private async closeWaiting(accountId: string, agentId: string, conversationKey: string, row?: AsyncRequestRecord): Promise<CancelAnswer> {
+  private async closeWaiting(accountId: string, agentId: string, conversationKey: string, row?: AsyncRequestRecord, heldLock?: () => void): Promise<CancelAnswer> {
     const { options } = this;
-    const release = await options.locks.acquire(JSON.stringify([accountId, agentId, conversationKey]));
+    const release = heldLock ?? (await options.locks.acquire(conversationLockKey(accountId, agentId, conversationKey)));
     try {
       const timestamp = options.now().toISOString();
       const loaded = await options.conversations.load(accountId, agentId, conversationKey, timestamp);

@@ -17,7 +17,7 @@ import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError } from './model-error.js';
-import { finishChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
+import { finishChunk, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
 import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
 
@@ -88,9 +88,10 @@ export class TurnExecution {
     this.turn.release();
     const result = turnResult(this.outcome, 'awaiting_approval');
     const finish = finishChunk(result);
+    const start = startChunk(this.turn.turnId, this.turn.eventId);
     const stream = new ReadableStream<UIMessageChunk>({
       start(controller) {
-        controller.enqueue({ type: 'start' });
+        controller.enqueue(start);
         controller.enqueue(finish);
         controller.close();
       },
@@ -137,7 +138,7 @@ export class TurnExecution {
     const execute = async () => {
       let final: TurnResult | undefined;
       try {
-        write({ type: 'start', messageId: generateId() });
+        write(startChunk(turnId, eventId, generateId()));
         for (const call of announce) write(asyncSettledChunk(call));
         let status = await this.passes(write);
         // From here a cancel finds the run in storage (waiting, or ended), not running.
@@ -236,7 +237,7 @@ export class TurnExecution {
       let timestamp = now().toISOString();
       const usages = usagePerMessage(responseMessages ?? [], steps);
       for (const [index, message] of (responseMessages ?? []).entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
-      this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(steps.map((step) => step.usage)));
+      this.countCalls(steps);
       const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp, this.turn.eventId);
       if (modelError !== undefined) {
         this.outcome.failure = { kind: 'upstream', message: describeModelError(modelError, this.secrets) };
@@ -288,6 +289,7 @@ export class TurnExecution {
       transport: request.transport,
       pendingAsyncTools: this.outcome.waitingOn,
       ...(this.outcome.usage ? { usage: this.outcome.usage } : {}),
+      ...(this.outcome.usageByCall ? { usageByCall: this.outcome.usageByCall } : {}),
     });
     await this.services.completions.seal(asyncPass.groupId);
     return 'waiting_async_tools';
@@ -310,7 +312,7 @@ export class TurnExecution {
       const last = state.messages.at(-1);
       if (last && last.turnId === turnId && state.messages.length > this.turn.firstNewMessage && last.message.role === 'assistant') last.cancelled = true;
     }
-    this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(steps.map((step) => step.usage)));
+    this.countCalls(steps);
     if (asyncPass && asyncPass.createdRows().length > 0) await this.services.completions.cancelGroup(asyncPass.groupId, cancelledReason);
     state.updatedAt = timestamp;
     this.version = await this.services.save(state, this.version);
@@ -349,7 +351,15 @@ export class TurnExecution {
       text: result.text,
       messages: result.messages,
       ...(this.outcome.usage ? { usage: this.outcome.usage } : {}),
+      ...(this.outcome.usageByCall ? { usageByCall: this.outcome.usageByCall } : {}),
     });
+  }
+
+  /** Adds a pass's model calls to this run's usage: their sum, and each call on its own. */
+  private countCalls(steps: StepUsage[]): void {
+    const calls = steps.map((step) => step.usage);
+    this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(calls));
+    this.outcome.usageByCall = [...(this.outcome.usageByCall ?? []), ...calls];
   }
 
   /** Counts this run's tokens, and the turn when this run started it (a user message). */

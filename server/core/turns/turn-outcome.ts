@@ -25,6 +25,8 @@ export interface TurnOutcome {
   failure?: TurnResult['error'];
   /** The sum of this run's model calls so far. */
   usage?: TokenUsage;
+  /** This run's model calls so far, each on its own. */
+  usageByCall?: TokenUsage[];
 }
 
 export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult {
@@ -40,8 +42,17 @@ export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult
     pendingAsyncTools: status === 'waiting_async_tools' ? outcome.waitingOn : [],
     deniedApprovals: outcome.denied,
     usage: { ...(outcome.usage ?? noUsage) },
+    usageByCall: [...(outcome.usageByCall ?? [])],
     ...(outcome.failure ? { error: outcome.failure } : {}),
   };
+}
+
+/**
+ * The first chunk of every turn's stream. It names the turn and its event at once, so a client
+ * can cancel the running turn (`POST /status/{eventId}/cancel`) before it ends.
+ */
+export function startChunk(turnId: string, eventId: string, messageId?: string): UIMessageChunk {
+  return { type: 'start', ...(messageId ? { messageId } : {}), messageMetadata: { turnId, eventId } };
 }
 
 /** The last chunk of every turn's stream: its status and what it waits for. */

@@ -13,7 +13,7 @@ import { buildTools, type BuildToolsOptions } from '../tools/build-tools.js';
 import type { ToolContext, ToolEnvironment } from '../tools/tool-context.js';
 import { applyApprovalAnswers, closeInterruptedApprovals, denyOpenApprovals } from './approvals.js';
 import { asyncResultsMessages, syntheticCallId, type SettledAsyncCall } from './async-results-message.js';
-import type { ConversationLocks } from './conversation-locks.js';
+import { type ConversationLocks, conversationLockKey } from './conversation-locks.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { TurnAdmission } from './turn-admission.js';
 import { recordApprovalWaits, traceAdmission, traceTurn } from './turn-tracing.js';
@@ -142,7 +142,7 @@ export class TurnRunner {
     const turnId = `turn_${randomUUID()}`;
     const eventId = request.eventId ?? `evt_${randomUUID()}`;
     const holder: PassHolder = {};
-    const release = await this.locks.acquire(JSON.stringify([request.accountId, request.agentId, request.conversationKey]));
+    const release = await this.locks.acquire(conversationLockKey(request.accountId, request.agentId, request.conversationKey));
     try {
       const toolContext: ToolContext = {
         accountId: request.accountId,

@@ -60,6 +60,8 @@ export interface TurnResult {
   error?: { kind: 'upstream' | 'internal'; message: string };
   /** The tokens of this run's model calls (a continuation's run counts its own calls only). */
   usage?: TokenUsage;
+  /** Each model call of this run, in order: what `usage` sums. */
+  usageByCall?: TokenUsage[];
 }
 
 export interface StartedTurn {

@@ -33,8 +33,8 @@ function reportRow(row: UsageRow): UsageReportRow {
     inputTokens: row.inputTokens,
     outputTokens: row.outputTokens,
     totalTokens: row.totalTokens,
-    ...(row.cachedInputTokens ? { cachedInputTokens: row.cachedInputTokens } : {}),
-    ...(row.reasoningTokens ? { reasoningTokens: row.reasoningTokens } : {}),
+    ...(row.cachedInputTokens !== undefined ? { cachedInputTokens: row.cachedInputTokens } : {}),
+    ...(row.reasoningTokens !== undefined ? { reasoningTokens: row.reasoningTokens } : {}),
     turns: row.turns,
   };
 }

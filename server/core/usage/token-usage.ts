@@ -3,7 +3,8 @@ import type { LanguageModelUsage } from 'ai';
 /**
  * Tokens of one model call, or a sum of calls. `cachedInputTokens` (input tokens read from
  * the provider's cache, part of `inputTokens`) and `reasoningTokens` (part of `outputTokens`)
- * are there only when the provider reports a number above zero.
+ * are there when the provider reported them, zeros included: `0` says "no cache hit", absence
+ * says "not reported". A sum has a detail when any of its calls had it.
  */
 export interface TokenUsage {
   inputTokens: number;
@@ -19,8 +20,35 @@ function count(value: number | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 }
 
-function withDetails(base: Omit<TokenUsage, 'cachedInputTokens' | 'reasoningTokens'>, cached: number, reasoning: number): TokenUsage {
-  return { ...base, ...(cached > 0 ? { cachedInputTokens: cached } : {}), ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}) };
+/** Keys under which providers report cache reads (OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`, Google `cachedContentTokenCount`...). */
+const cachedKeys = /cached|cache_?read/i;
+/** Keys under which providers report reasoning (OpenAI `reasoning_tokens`, Google `thoughtsTokenCount`...). */
+const reasoningKeys = /reasoning|thoughts/i;
+
+/** True when `raw` (the provider's own usage object) holds a number under a key `pattern` matches, at any depth. */
+function rawReports(raw: unknown, pattern: RegExp, depth = 0): boolean {
+  if (raw === null || typeof raw !== 'object' || depth > 4) return false;
+  return Object.entries(raw as Record<string, unknown>).some(([key, value]) => (typeof value === 'number' && pattern.test(key)) || rawReports(value, pattern, depth + 1));
+}
+
+/**
+ * A detail as reported, or undefined when the provider did not report it. The AI SDK's
+ * providers fill a missing detail with 0 (the OpenAI provider does), so a 0 counts as
+ * reported only when the provider's raw usage has that field (or no raw usage is given).
+ */
+function reportedDetail(value: number | undefined, raw: unknown, pattern: RegExp): number | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return undefined;
+  if (value > 0 || raw === undefined || raw === null) return Math.round(value);
+  return rawReports(raw, pattern) ? 0 : undefined;
+}
+
+function withDetails(base: Omit<TokenUsage, 'cachedInputTokens' | 'reasoningTokens'>, cached: number | undefined, reasoning: number | undefined): TokenUsage {
+  return { ...base, ...(cached !== undefined ? { cachedInputTokens: cached } : {}), ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}) };
+}
+
+/** The sum of two optional details: undefined only when neither side has it. */
+function addDetail(left: number | undefined, right: number | undefined): number | undefined {
+  return left === undefined && right === undefined ? undefined : (left ?? 0) + (right ?? 0);
 }
 
 /**
@@ -33,8 +61,8 @@ export function usageFromModel(usage: LanguageModelUsage | undefined): TokenUsag
   const inputTokens = count(usage.inputTokens);
   const outputTokens = count(usage.outputTokens);
   const totalTokens = usage.totalTokens === undefined ? inputTokens + outputTokens : count(usage.totalTokens);
-  const cached = count(usage.inputTokenDetails?.cacheReadTokens ?? usage.cachedInputTokens);
-  const reasoning = count(usage.outputTokenDetails?.reasoningTokens ?? usage.reasoningTokens);
+  const cached = reportedDetail(usage.inputTokenDetails?.cacheReadTokens ?? usage.cachedInputTokens, usage.raw, cachedKeys);
+  const reasoning = reportedDetail(usage.outputTokenDetails?.reasoningTokens ?? usage.reasoningTokens, usage.raw, reasoningKeys);
   return withDetails({ inputTokens, outputTokens, totalTokens }, cached, reasoning);
 }
 
@@ -46,8 +74,8 @@ export function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
       outputTokens: left.outputTokens + right.outputTokens,
       totalTokens: left.totalTokens + right.totalTokens,
     },
-    (left.cachedInputTokens ?? 0) + (right.cachedInputTokens ?? 0),
-    (left.reasoningTokens ?? 0) + (right.reasoningTokens ?? 0),
+    addDetail(left.cachedInputTokens, right.cachedInputTokens),
+    addDetail(left.reasoningTokens, right.reasoningTokens),
   );
 }
 

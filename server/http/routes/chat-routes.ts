@@ -16,6 +16,9 @@ import { chatAnswerView, conversationView, documentedChatBody } from '../turn-vi
 import { statusUrl } from './async-routes.js';
 import { continuingMessage, peekStream, writeUiMessageSse } from '../ui-message-sse.js';
 
+/** The response header that names the turn's event (also in the stream's `start` and `finish` chunks). */
+export const eventIdHeaderName = 'x-harness-event-id';
+
 interface AgentParams {
   agentId: string;
 }
@@ -44,6 +47,12 @@ function failure(result: TurnResult): Error {
  */
 const chatResponses = {
   description: 'The stream, or the JSON end state of the turn.',
+  headers: {
+    [eventIdHeaderName]: {
+      description: "The turn's event id: `POST /status/{eventId}/cancel` stops the running turn. A streamed turn's `start` chunk carries it too (`messageMetadata.eventId`).",
+      type: 'string',
+    },
+  },
   content: {
     'text/event-stream': {
       schema: {
@@ -93,6 +102,8 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             approvalPolicy: 'ask',
             accountReadByRequest: { accountId: account.accountId, disabled: account.disabled },
           });
+          // Known before the turn's first byte: the handle a client cancels the running turn by.
+          const eventIdHeader = { [eventIdHeaderName]: turn.eventId };
           const peeked = wantsStream ? await peekStream(continuesMessageId ? continuingMessage(turn.stream, continuesMessageId) : turn.stream) : undefined;
           if (!peeked || peeked.failedBeforeOutput) {
             // Nothing is sent yet; a model that failed before saying anything is answered 502.
@@ -100,12 +111,12 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             const result = await runTurnToEnd(turn);
             if (result.status === 'failed') throw failure(result);
             const waiting = result.status === 'waiting_async_tools' ? { eventId: result.eventId, statusUrl: statusUrl(request, result.eventId) } : {};
-            return reply.status(200).send({ ...chatAnswer(result), ...waiting });
+            return reply.status(200).headers(eventIdHeader).send({ ...chatAnswer(result), ...waiting });
           }
           reply.hijack();
           // Each chunk is logged as it goes out, under the event id a reconnecting client sends back.
           const address = { accountId: account.accountId, agentId: request.params.agentId, conversationKey, turnId: turn.turnId };
-          await writeUiMessageSse(reply.raw, peeked, (chunk) => chunkEventId(turn.turnId, core.chunkLog.append(address, chunk)));
+          await writeUiMessageSse(reply.raw, peeked, (chunk) => chunkEventId(turn.turnId, core.chunkLog.append(address, chunk)), eventIdHeader);
         },
       );
     }
