@@ -128,6 +128,8 @@ describe('the web playground in headless chromium', () => {
     const tool = page.getByRole('region', { name: 'Tool missing_tool' });
     await tool.locator('[data-state="output-error"]').waitFor();
     await expect.poll(() => tool.textContent()).toContain("unavailable tool 'missing_tool'");
+    // A tool's error is its own message, not described as a failed model call.
+    expect(await tool.textContent()).not.toContain('model call failed');
     await expect.poll(() => tool.locator('pre').first().textContent()).toContain('Oslo');
   });
 
