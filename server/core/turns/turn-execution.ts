@@ -10,6 +10,7 @@ import type { RunningTurns } from '../coordination/running-turns.js';
 import type { Logger } from '../logger.js';
 import type { AgentModel } from '../model/language-model.js';
 import { collectSecretValues } from '../secrets/redaction.js';
+import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { AccountUsage } from '../usage/account-usage.js';
 import { type StepUsage, stepUsage, usagePerMessage } from '../usage/step-usage.js';
 import { addUsage, sumUsage } from '../usage/token-usage.js';
@@ -53,6 +54,8 @@ export interface PreparedTurn {
   agent: Agent;
   agentModel: AgentModel;
   tools: ToolSet;
+  /** Tools the turn could not offer (an MCP server that was down), so a call of one answers why. */
+  unavailableTools?: UnavailableTools;
   state: ConversationState;
   version: number | null;
   turnId: string;
@@ -199,6 +202,7 @@ export class TurnExecution {
         ...(agent.config.system ? { system: agent.config.system } : {}),
         messages: state.messages.map((stored) => stored.message),
         tools,
+        ...(this.turn.unavailableTools ? { experimental_repairToolCall: this.turn.unavailableTools.repairFunction() } : {}),
         stopWhen: stepCountIs(maxSteps),
         maxRetries: this.services.modelMaxRetries,
         abortSignal: signal,
