@@ -4,6 +4,7 @@ import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { type AgentSummary, apiRequest, ApiError, conversationPath, type StoredConversation } from './api-client.js';
 import { createChatTransport } from './chat-transport.js';
 import { MessageView } from './message-view.js';
+import { isNewConversation } from './session-store.js';
 import { pendingAsyncResults, storedToUiMessages } from './stored-messages.js';
 
 interface ChatViewProps {
@@ -45,7 +46,12 @@ export function ChatView({ secret, agent, conversationKey }: ChatViewProps) {
   };
 
   // History first, then pick up a turn that is still running (a reload or a dropped connection).
+  // A conversation this tab just made up has neither.
   useEffect(() => {
+    if (isNewConversation(conversationKey)) {
+      setLoaded(true);
+      return;
+    }
     let current = true;
     void loadStored().then(() => {
       if (!current) return;
@@ -93,27 +99,37 @@ export function ChatView({ secret, agent, conversationKey }: ChatViewProps) {
     }
   };
 
+  // The resumed stream replays the running turn onto what the page has; once it has ended, the
+  // stored conversation is the whole truth (also when the turn ended while the page was away).
   const reconnect = () => {
     clearError();
     setNotice('');
-    void resumeStream();
+    void resumeStream().then(() => loadStored());
   };
 
-  const statusText = !loaded ? 'Loading the conversation…' : busy ? 'The agent is answering…' : pending ? 'Waiting for async tools…' : 'Ready.';
+  // Back online after the stream broke off: pick the turn up again without waiting for a click.
+  useEffect(() => {
+    if (status !== 'error') return;
+    window.addEventListener('online', reconnect);
+    return () => window.removeEventListener('online', reconnect);
+  }, [status]);
+
+  const state = !loaded ? 'loading' : busy ? 'busy' : status === 'error' ? 'error' : pending ? 'pending' : 'ready';
+  const statusText = { loading: 'Loading the conversation…', busy: 'The agent is answering…', error: 'Disconnected or failed: Reconnect picks up a running turn.', pending: 'Waiting for async tools…', ready: 'Ready.' }[state];
 
   return (
     <main className="chat">
       <p className="conversation-key">
         Conversation <code>{conversationKey}</code>
       </p>
-      <ol className="messages" aria-label="Messages" aria-live="polite" aria-busy={busy}>
+      <ol className="messages" aria-label="Conversation" aria-live="polite" aria-busy={busy}>
         {messages.map((message) => (
           <MessageView key={message.id} message={message} onAnswer={(id, approved, reason) => void addToolApprovalResponse({ id, approved, ...(reason ? { reason } : {}) })} />
         ))}
         <li ref={listEnd} className="list-end" aria-hidden="true" />
       </ol>
       <div className="status-line">
-        <p role="status" data-chat-status={busy ? 'busy' : pending ? 'pending' : loaded ? 'ready' : 'loading'}>{statusText}</p>
+        <p role="status" data-chat-status={state}>{statusText}</p>
         <p role="alert" className="error">{error ? `Error: ${error.message}` : notice}</p>
       </div>
       <form className="composer" onSubmit={send}>
@@ -121,6 +137,7 @@ export function ChatView({ secret, agent, conversationKey }: ChatViewProps) {
         <textarea
           id="chat-input"
           rows={2}
+          placeholder="Type a message"
           value={input}
           onChange={(event) => setInput(event.target.value)}
           onKeyDown={(event) => {

@@ -1,3 +1,5 @@
+// First: configures zod before any other module (the AI SDK) builds a schema.
+import './zod-without-eval.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.js';

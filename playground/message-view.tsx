@@ -33,7 +33,10 @@ export function MessageView({ message, onAnswer }: MessageViewProps) {
       <span className="role">{message.role === 'user' ? 'You' : 'Agent'}</span>
       {message.parts.map((part, index) => {
         if (part.type === 'text') return <p key={index} className="text">{part.text}</p>;
-        if (part.type.startsWith('tool-')) return <ToolCallView key={index} part={part as unknown as ToolPart} onAnswer={onAnswer} />;
+        // Static tools are `tool-<name>` parts (MCP tools too: the service declares them with a
+        // schema); a call of a tool the SDK did not know, or with input it could not parse, is a
+        // `dynamic-tool` part. Both show the same card.
+        if (part.type.startsWith('tool-') || part.type === 'dynamic-tool') return <ToolCallView key={index} part={part as unknown as ToolPart} onAnswer={onAnswer} />;
         if (part.type === 'data-async-tool-settled') {
           const data = (part as { data: SettledData }).data;
           return (

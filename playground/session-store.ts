@@ -36,6 +36,19 @@ export function writeLocation(location: ChatLocation): void {
   window.history.replaceState(null, '', hash ? `#${hash}` : window.location.pathname);
 }
 
+/**
+ * Keys this tab made up and has not loaded from the service: nothing is stored under them yet,
+ * so the page does not ask (the answer would be a 404, which the browser logs as an error).
+ */
+const unsentKeys = new Set<string>();
+
 export function newConversationKey(): string {
-  return `playground-${crypto.randomUUID()}`;
+  const key = `playground-${crypto.randomUUID()}`;
+  unsentKeys.add(key);
+  return key;
+}
+
+/** Whether `key` is one this tab made up, so nothing can be stored or running under it. */
+export function isNewConversation(key: string): boolean {
+  return unsentKeys.has(key);
 }

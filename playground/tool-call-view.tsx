@@ -1,10 +1,14 @@
 import { type FormEvent, useState } from 'react';
 
+/** A `tool-<name>` part, or a `dynamic-tool` part (a tool the SDK did not know when it parsed the call, which names it in `toolName`). */
 export interface ToolPart {
   type: string;
+  toolName?: string;
   toolCallId: string;
   state: string;
   input?: unknown;
+  /** The input as the model sent it, when it could not be parsed or checked (an `output-error` part). */
+  rawInput?: unknown;
   output?: unknown;
   errorText?: string;
   approval?: { id: string; approved?: boolean; reason?: string };
@@ -44,7 +48,7 @@ function stateLabel(part: ToolPart): string {
 
 /** One tool call: its name, state, input and output, and the approval form when it asks. */
 export function ToolCallView({ part, onAnswer }: ToolCallViewProps) {
-  const toolName = part.type.slice('tool-'.length);
+  const toolName = part.type === 'dynamic-tool' ? (part.toolName ?? 'unknown tool') : part.type.slice('tool-'.length);
   const [reason, setReason] = useState('');
   const reasonId = `reason-${part.toolCallId}`;
   const answer = (approved: boolean) => (event?: FormEvent) => {
@@ -58,10 +62,10 @@ export function ToolCallView({ part, onAnswer }: ToolCallViewProps) {
         <span className="tool-name">{toolName}</span>
         <span className="tool-state" data-state={part.state}>{stateLabel(part)}</span>
       </header>
-      {part.input !== undefined ? (
+      {part.input !== undefined || part.rawInput !== undefined ? (
         <details open>
           <summary>Input</summary>
-          <pre>{json(part.input)}</pre>
+          <pre>{json(part.input ?? part.rawInput)}</pre>
         </details>
       ) : null}
       {part.state === 'output-available' ? (

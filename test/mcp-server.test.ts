@@ -9,7 +9,7 @@ interface AskOutput {
   conversationKey: string;
   status: string;
   text: string;
-  pendingApprovals: { approvalId: string; toolName: string; input: unknown }[];
+  pendingApprovals?: { approvalId: string; toolName: string; input: unknown }[];
   howToAnswerApprovals?: { method: string; url: string; body: unknown };
 }
 
@@ -51,6 +51,11 @@ describe('/mcp', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['ask_helper', 'ask_searcher']);
     expect(tools[0]?.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' }, conversationKey: { type: 'string' } }, required: ['message'] });
+    expect(tools[0]?.outputSchema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' }, status: { type: 'string' }, conversationKey: { type: 'string' }, eventId: { type: 'string' }, pendingApprovals: { type: 'array' } },
+      required: expect.arrayContaining(['text', 'status', 'conversationKey']),
+    });
     const other = await connect(otherSecret);
     expect((await other.listTools()).tools.map((tool) => tool.name)).toEqual(['ask_hidden']);
   });
@@ -60,8 +65,12 @@ describe('/mcp', () => {
     const first = await client.callTool({ name: 'ask_helper', arguments: { message: 'hello from MCP' } });
     const output = first.structuredContent as unknown as AskOutput;
     expect(first.isError).toBeFalsy();
-    expect(output).toMatchObject({ status: 'completed', text: 'Echo: hello from MCP', pendingApprovals: [] });
-    expect(first.content).toEqual([{ type: 'text', text: 'Echo: hello from MCP' }]);
+    expect(output).toEqual({ text: 'Echo: hello from MCP', status: 'completed', conversationKey: expect.stringMatching(/^mcp-/) });
+    // The turn's text first; then the structured result as JSON, for clients that read text only.
+    expect(first.content).toEqual([
+      { type: 'text', text: 'Echo: hello from MCP' },
+      { type: 'text', text: JSON.stringify(first.structuredContent) },
+    ]);
     const second = await client.callTool({ name: 'ask_helper', arguments: { message: 'again', conversationKey: output.conversationKey } });
     expect((second.structuredContent as unknown as AskOutput).conversationKey).toBe(output.conversationKey);
     const stored = await fetch(`${stack.agentUrl}/agents/helper/conversations/${encodeURIComponent(output.conversationKey)}`, { headers: { authorization: `Bearer ${secret}` } });
@@ -76,6 +85,7 @@ describe('/mcp', () => {
     expect(output.pendingApprovals).toEqual([expect.objectContaining({ toolName: 'alphaSearch', input: { query: 'otters' } })]);
     expect(output.howToAnswerApprovals).toMatchObject({ method: 'POST', url: `${stack.agentUrl}/agents/searcher/chat` });
     expect((result.content as { text: string }[])[0]?.text).toContain('waiting for approval of alphaSearch');
+    expect(JSON.parse((result.content as { text: string }[])[1]!.text)).toEqual(result.structuredContent);
     const answer = await fetch(output.howToAnswerApprovals!.url, {
       method: 'POST',
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },

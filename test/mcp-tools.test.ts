@@ -50,7 +50,7 @@ describe('MCP servers as tools', () => {
     expect(stack.lastOfferedTools()).toEqual(expect.arrayContaining(['fixture__echo', 'fixture__fail', 'fixture__ping', 'fixture__slow', 'fixture__weather']));
     expect(stack.lastToolDescription('fixture__echo')).toBe('Echoes the text back.');
     expect(answer.status).toBe('completed');
-    expect(toolResults(answer.messages)).toEqual([{ toolName: 'fixture__echo', output: { text: 'Echo: hello over MCP' } }]);
+    expect(toolResults(answer.messages)).toEqual([{ toolName: 'fixture__echo', output: { text: 'Echo: hello over MCP', content: [{ type: 'text', text: 'Echo: hello over MCP' }] } }]);
     const offered = (stack.model.calls().at(-1)?.body as { tools: { function: { name: string; parameters: unknown } }[] }).tools;
     expect(offered.find((entry) => entry.function.name === 'fixture__echo')?.function.parameters).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
   });
@@ -58,8 +58,11 @@ describe('MCP servers as tools', () => {
   it('calls a tool without arguments and one with structured content', async () => {
     const answer = await stack.chat(secret, 'mcp-agent', key(), `${call('fixture__ping')}\n${call('fixture__weather', { city: 'Oslo' })}\nthen done`);
     expect(toolResults(answer.messages)).toEqual([
-      { toolName: 'fixture__ping', output: { text: 'pong' } },
-      { toolName: 'fixture__weather', output: { text: expect.any(String), structuredContent: { city: 'Oslo', temperatureC: 16, conditions: 'cloudy' } } },
+      { toolName: 'fixture__ping', output: { text: 'pong', content: [{ type: 'text', text: 'pong' }] } },
+      {
+        toolName: 'fixture__weather',
+        output: { text: expect.any(String), content: [{ type: 'text', text: expect.stringContaining('"city":"Oslo"') }], structuredContent: { city: 'Oslo', temperatureC: 16, conditions: 'cloudy' } },
+      },
     ]);
   });
 
@@ -77,6 +80,19 @@ describe('MCP servers as tools', () => {
     expect(JSON.stringify(toolResults(down.messages))).toContain('The MCP server \\"down\\" is unavailable');
   });
 
+  it('answers a call of a tool of a server that was down from the start (no allow list) with a tool error naming the server', async () => {
+    await put('mcp-down-open', { down: { url: 'http://127.0.0.1:9/mcp' } });
+    const answer = await stack.chat(secret, 'mcp-down-open', key(), 'call! down__lookup {"q":"x"}\nthen done');
+    expect(stack.lastOfferedTools()).toEqual([]);
+    expect(answer.status).toBe('completed');
+    const [result] = toolResults(answer.messages);
+    expect(result?.toolName).toBe('down__lookup');
+    expect(String(result?.output)).toContain('down__lookup is a tool of the MCP server "down", which could not be reached when this turn started');
+    expect(String(result?.output)).toContain('The MCP server "down" is unavailable');
+    // The model's next step saw that error and the turn went on.
+    expect(answer.text).toContain('could not be reached');
+  });
+
   it('asks for approval where needsApproval says so, and runs the tool only when approved', async () => {
     await put('mcp-gated', { fixture: fixtureServer({ needsApproval: { echo: true } }) });
     const approvedKey = key();
@@ -86,7 +102,7 @@ describe('MCP servers as tools', () => {
     const before = fixture.calls().length;
     const approved = await stack.chat(secret, 'mcp-gated', approvedKey, { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: waiting.pendingApprovals[0]!.approvalId, approved: true }] } as unknown as string);
     expect(approved.status).toBe('completed');
-    expect(toolResults(approved.messages)).toEqual([{ toolName: 'fixture__echo', output: { text: 'Echo: gated' } }]);
+    expect(toolResults(approved.messages)).toEqual([{ toolName: 'fixture__echo', output: { text: 'Echo: gated', content: [{ type: 'text', text: 'Echo: gated' }] } }]);
     expect(fixture.calls().slice(before)).toEqual([{ tool: 'echo', arguments: { text: 'gated' } }]);
 
     const deniedKey = key();
@@ -130,7 +146,7 @@ describe('MCP servers as tools', () => {
     const back = await stack.putAgent(secret, 'mcp-secret', view.config as unknown as Record<string, unknown>);
     expect(back.status).toBe(200);
     const answer = await stack.chat(secret, 'mcp-secret', key(), `${call('fixture__ping')}\nthen done`);
-    expect(toolResults(answer.messages)).toEqual([{ toolName: 'fixture__ping', output: { text: 'pong' } }]);
+    expect(toolResults(answer.messages)).toEqual([{ toolName: 'fixture__ping', output: { text: 'pong', content: [{ type: 'text', text: 'pong' }] } }]);
   });
 
   it('refuses server names that clash with other tools or cannot prefix a tool name, with a 400 naming the field', async () => {

@@ -177,7 +177,9 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const asyncCompletions = new AsyncToolCompletions(asyncSettlement, continuations);
   const bubblewrap = options.bubblewrap ?? { available: false, reason: 'bubblewrap was not probed' };
   const sandboxSettings = options.sandboxSettings ?? sandboxSettingsFromEnvironment();
-  const mcpConnections = new McpConnections(options.mcp ?? mcpSettingsFromEnvironment(), outbound.fetch, logger);
+  // Its own sockets, ended when the service stops: an MCP server can then stop at once too.
+  const mcpFetch = outbound.createOwnFetch();
+  const mcpConnections = new McpConnections(options.mcp ?? mcpSettingsFromEnvironment(), mcpFetch.fetch, logger);
   // The tools that come from their own config keys, never from config.tools.
   const toolSources = [
     sandboxToolSource({ bucketFolder: options.bucketFolder, bubblewrap, settings: sandboxSettings, cgroups: options.sandboxCgroups }),
@@ -322,6 +324,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
       await completionWebhooks.stop();
       await coordination.close();
       await mcpConnections.close();
+      await mcpFetch.destroy();
       await outbound.close();
     },
   };

@@ -88,6 +88,51 @@ describe('the web playground in headless chromium', () => {
     expect(results.every((part) => (part.output as Part).type === 'execution-denied')).toBe(true);
   });
 
+  it('works by the names a person sees (sign in, chat, approve, deny), stores what was answered, and logs no error or CSP violation', async () => {
+    const { page, problems } = await playground.openPage();
+    await page.getByLabel('Account secret').fill(playground.account.secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByLabel('Agent').inputValue()).toBe('demo');
+    const send = async (text: string) => {
+      await page.getByLabel('Message').fill(text);
+      await page.getByRole('button', { name: 'Send' }).click();
+    };
+
+    await send('hello by name');
+    await page.getByText('Echo: hello by name').waitFor();
+    await send('search: approved otters');
+    await page.getByRole('button', { name: /approve/i }).click();
+    await page.getByRole('region', { name: 'Tool alphaSearch' }).locator('[data-state="output-available"]').waitFor();
+    await send('search: denied otters');
+    await page.getByLabel('Reason').fill('not this one');
+    await page.getByRole('button', { name: /deny/i }).click();
+    await page.locator('[data-state="output-denied"]').waitFor();
+    await page.locator('[data-chat-status="ready"]').waitFor();
+
+    const stored = await playground.conversation('demo', conversationKeyOf(page));
+    const userTexts = stored.messages.filter((message) => message.role === 'user').map((message) => JSON.stringify(message.content));
+    expect(userTexts).toEqual([expect.stringContaining('hello by name'), expect.stringContaining('search: approved otters'), expect.stringContaining('search: denied otters')]);
+    expect(parts(stored.messages, 'tool-approval-response')).toEqual([
+      expect.objectContaining({ approved: true }),
+      expect.objectContaining({ approved: false, reason: 'not this one' }),
+    ]);
+    const outputs = parts(stored.messages, 'tool-result').map((part) => (part.output as Part).type);
+    expect(outputs).toEqual([expect.not.stringMatching(/denied|error/), 'execution-denied']);
+    expect(await problems.list()).toEqual([]);
+  });
+
+  it('shows a call of a tool the agent does not have (a dynamic-tool part) with its error', async () => {
+    const { page } = await playground.openPage();
+    await playground.signIn(page);
+    await sendMessage(page, 'call! missing_tool {"city":"Oslo"}\nthen done');
+    const tool = page.getByRole('region', { name: 'Tool missing_tool' });
+    await tool.locator('[data-state="output-error"]').waitFor();
+    await expect.poll(() => tool.textContent()).toContain("unavailable tool 'missing_tool'");
+    // A tool's error is its own message, not described as a failed model call.
+    expect(await tool.textContent()).not.toContain('model call failed');
+    await expect.poll(() => tool.locator('pre').first().textContent()).toContain('Oslo');
+  });
+
   it('shows an async tool pending, then its result arriving', async () => {
     const { page } = await playground.openPage();
     await playground.signIn(page);

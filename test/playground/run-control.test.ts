@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCuttingProxy } from '../support/cutting-proxy.js';
 import { screenshot } from './support/playground-browser.js';
 import { conversationKeyOf, type PlaygroundStack, sendMessage, startPlaygroundStack } from './support/playground-stack.js';
 
@@ -43,5 +44,25 @@ describe('the web playground: cancel and resume', () => {
     await page.locator('[data-chat-status="ready"]').waitFor();
     await screenshot(page, 'resumed');
     expect(await page.locator('.message.user').count()).toBe(1);
+  });
+
+  it('picks the turn up by itself when the browser is back online after the stream broke off', async () => {
+    // The page goes through a proxy that cuts the chat stream after its first step begins.
+    const proxy = await startCuttingProxy(playground.stack.agentUrl, '{"type":"start-step"}');
+    try {
+      const { context, page } = await playground.openPage('desktop', proxy.url);
+      await playground.signIn(page);
+      await sendMessage(page, 'slow: 1500\nthe answer after going offline');
+      await page.locator('[data-chat-status="error"]').waitFor();
+      expect(proxy.cuts()).toBe(1);
+      await context.setOffline(true);
+      await context.setOffline(false);
+      // No click and no reload: only the page's `online` handler can bring the answer.
+      await page.locator('.message.assistant .text', { hasText: 'the answer after going offline' }).waitFor({ timeout: 15_000 });
+      await page.locator('[data-chat-status="ready"]').waitFor();
+      expect(await page.locator('.message.user').count()).toBe(1);
+    } finally {
+      await proxy.close();
+    }
   });
 });

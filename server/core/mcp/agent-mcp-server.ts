@@ -36,23 +36,36 @@ const askInput = {
     .describe('Continue this conversation; without one, a new conversation is started and its key returned.'),
 };
 
+/** `structuredContent` of an `ask_<agentId>` result, declared as the tool's `outputSchema`. */
 const askOutput = {
-  conversationKey: z.string(),
-  status: z.string(),
-  text: z.string(),
-  pendingApprovals: z.array(z.object({ approvalId: z.string(), toolName: z.string(), input: z.unknown() })),
+  text: z.string().describe("The turn's text."),
+  status: z.string().describe('completed, awaiting_approval, waiting_async_tools or failed.'),
+  conversationKey: z.string().describe('Pass it back to continue the conversation.'),
+  eventId: z.string().optional().describe('When the turn waits for async tools: its status row.'),
+  pendingApprovals: z
+    .array(z.object({ approvalId: z.string(), toolName: z.string(), input: z.unknown() }))
+    .optional()
+    .describe('When the turn waits for approvals: what waits.'),
   howToAnswerApprovals: z
     .object({ method: z.literal('POST'), url: z.string(), headers: z.record(z.string(), z.string()), body: z.unknown(), note: z.string() })
-    .optional(),
-  eventId: z.string().optional(),
-  statusUrl: z.string().optional(),
+    .optional()
+    .describe('When the turn waits for approvals: the chat request that answers them.'),
+  statusUrl: z.string().optional().describe('When the turn waits for async tools: where to follow it.'),
 };
 
+/**
+ * The answer to `ask_<agentId>`: the turn's text as the first text part (with a line on what the
+ * turn waits for, if anything), `structuredContent` `{text, status, conversationKey, eventId?,
+ * pendingApprovals?, howToAnswerApprovals?, statusUrl?}`, and, as the MCP specification asks of a
+ * tool with structured output, the same object as JSON in a second text part for clients that
+ * read only text.
+ */
 function answerOf(agentId: string, result: TurnResult, origin: string): CallToolResult {
   const pendingApprovals = result.pendingApprovals.map(({ approvalId, toolName, input }) => ({ approvalId, toolName, input }));
-  const structured: Record<string, unknown> = { conversationKey: result.conversationKey, status: result.status, text: result.text, pendingApprovals };
+  const structured: Record<string, unknown> = { text: result.text, status: result.status, conversationKey: result.conversationKey };
   const lines = [result.text || `(no text; the turn ended ${result.status})`];
   if (pendingApprovals.length > 0) {
+    structured.pendingApprovals = pendingApprovals;
     structured.howToAnswerApprovals = {
       method: 'POST',
       url: `${origin}/agents/${agentId}/chat`,
@@ -74,7 +87,14 @@ function answerOf(agentId: string, result: TurnResult, origin: string): CallTool
     lines.push(`The turn waits for async tools; follow it at ${origin}/status/${result.eventId}.`);
   }
   if (result.status === 'failed' && result.error) lines.push(`The turn failed: ${result.error.message}`);
-  return { content: [{ type: 'text', text: lines.join('\n') }], structuredContent: structured, ...(result.status === 'failed' ? { isError: true } : {}) };
+  return {
+    content: [
+      { type: 'text', text: lines.join('\n') },
+      { type: 'text', text: JSON.stringify(structured) },
+    ],
+    structuredContent: structured,
+    ...(result.status === 'failed' ? { isError: true } : {}),
+  };
 }
 
 function refusal(error: unknown): CallToolResult {

@@ -47,6 +47,30 @@ describe('MCP connections', () => {
     await expect.poll(async () => (await connections.listTools(key, server())).map((tool) => tool.name)).toContain('bonus');
   });
 
+  it('closes a connection left unused for idleCloseMs, ending its session on the server', async () => {
+    const idle = new McpConnections({ ...defaultMcpSettings, idleCloseMs: 200 }, fetch, silentLogger);
+    const before = fixture.openSessionCount();
+    try {
+      await idle.callTool({ ...key, agentId: 'idle' }, server(), 'ping', {});
+      expect(idle.size).toBe(1);
+      expect(fixture.openSessionCount()).toBe(before + 1);
+      await expect.poll(() => idle.size).toBe(0);
+      await expect.poll(() => fixture.openSessionCount()).toBe(before);
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('ends every session when it is closed', async () => {
+    const pool = new McpConnections(defaultMcpSettings, fetch, silentLogger);
+    const before = fixture.openSessionCount();
+    await Promise.all(['one', 'two'].map((agentId) => pool.callTool({ ...key, agentId }, server(), 'ping', {})));
+    expect(fixture.openSessionCount()).toBe(before + 2);
+    await pool.close();
+    expect(pool.size).toBe(0);
+    expect(fixture.openSessionCount()).toBe(before);
+  });
+
   it('answers a wrong bearer and a down server with an unavailable error', async () => {
     const refused = await connections.listTools({ ...key, agentId: 'other' }, { url: fixture.url, headers: { Authorization: 'Bearer wrong' } }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(McpToolError);

@@ -26,6 +26,7 @@ interface PooledConnection {
   /** The url and headers it was opened with: a changed config opens a new connection. */
   fingerprint: string;
   client: Client;
+  transport: StreamableHTTPClientTransport;
   ready: Promise<void>;
   tools?: { list: McpToolDescription[]; fetchedAt: number };
   inFlight: number;
@@ -36,6 +37,9 @@ interface PooledConnection {
 }
 
 const maxListPages = 20;
+
+/** How long closing a connection waits for the server to acknowledge the end of its session. */
+const sessionEndWaitMs = 1000;
 
 function fingerprintOf(server: McpServerConfig): string {
   return createHash('sha256').update(JSON.stringify([server.url, server.headers ?? {}])).digest('hex');
@@ -97,7 +101,7 @@ export class McpConnections {
     });
   }
 
-  /** Closes every pooled connection (service stop). */
+  /** Closes every pooled connection and ends its session (service stop); a server that does not answer within a second is left. */
   async close(): Promise<void> {
     const all = [...this.pool.values()];
     this.pool.clear();
@@ -167,7 +171,7 @@ export class McpConnections {
   private open(key: McpServerKey, server: McpServerConfig, fingerprint: string): PooledConnection {
     const client = new Client({ name: 'harness', version: packageVersion });
     const transport = new StreamableHTTPClientTransport(new URL(server.url), { fetch: this.fetch, requestInit: { headers: server.headers ?? {} } });
-    const connection: PooledConnection = { fingerprint, client, ready: Promise.resolve(), inFlight: 0, lastUsed: this.now() };
+    const connection: PooledConnection = { fingerprint, client, transport, ready: Promise.resolve(), inFlight: 0, lastUsed: this.now() };
     client.onerror = (error) => this.logger.debug({ event: 'mcp-connection', server: key.server, agentId: key.agentId, error: error.message }, 'MCP connection error');
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       connection.tools = undefined;
@@ -189,8 +193,20 @@ export class McpConnections {
     connection.idleTimer.unref();
   }
 
+  /**
+   * Ends the session on the server first (the `DELETE` of Streamable HTTP), so a stateful server
+   * frees it and its GET stream now rather than when it notices the socket is gone; then closes
+   * the client, which aborts whatever is still open (that `DELETE` too, when the server is slow).
+   */
   private async closeConnection(connection: PooledConnection): Promise<void> {
     clearTimeout(connection.idleTimer);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, sessionEndWaitMs);
+    });
+    const ended = connection.ready.then(() => connection.transport.terminateSession()).catch(() => undefined);
+    await Promise.race([ended, waited]);
+    clearTimeout(timer);
     await connection.client.close().catch(() => undefined);
   }
 

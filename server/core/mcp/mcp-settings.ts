@@ -6,7 +6,11 @@ export interface McpSettings {
   connectTimeoutMs: number;
   /** `HARNESS_MCP_TOOL_LIST_TTL_MS` (default 30000): how long a server's tool list is reused (a list-changed notification drops it sooner). */
   toolListTtlMs: number;
-  /** `HARNESS_MCP_IDLE_CLOSE_MS` (default 60000): an unused pooled connection is closed after this. */
+  /**
+   * `HARNESS_MCP_IDLE_CLOSE_MS` (default 15000): an unused pooled connection is closed (its
+   * session ended) after this. Short, because a stateful server holds a session and a GET stream
+   * open for each pooled connection; a turn that comes later reconnects in one round trip.
+   */
   idleCloseMs: number;
   /** `HARNESS_MCP_MAX_CONNECTIONS` (default 64): pooled connections of this process, all agents together. */
   maxConnections: number;
@@ -16,7 +20,7 @@ export const defaultMcpSettings: McpSettings = {
   callTimeoutMs: 30_000,
   connectTimeoutMs: 10_000,
   toolListTtlMs: 30_000,
-  idleCloseMs: 60_000,
+  idleCloseMs: 15_000,
   maxConnections: 64,
 };
 

@@ -6,9 +6,14 @@ import { isToolOffered, mcpToolName, type McpServerConfig, modelToolNamePattern,
 import type { McpConnections, McpServerKey, McpToolDescription } from './mcp-connections.js';
 import { McpToolError } from './mcp-tool-error.js';
 
-/** What the model gets from a successful call: the text parts joined, and the structured content when the tool gave one. */
+/**
+ * What the model gets from a successful call: the text parts joined, the result's `content`
+ * parts as the server sent them (the MCP result shape, images and resources included), and the
+ * structured content when the tool gave one. The tool-output cap bounds the whole.
+ */
 export interface McpToolOutput {
   text: string;
+  content: CallToolResult['content'];
   structuredContent?: Record<string, unknown>;
 }
 
@@ -21,7 +26,7 @@ function outputOf(result: CallToolResult): McpToolOutput {
   const text = result.content
     .map((part) => (part.type === 'text' ? part.text : `[${part.type} content omitted]`))
     .join('\n');
-  return { text, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}) };
+  return { text, content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}) };
 }
 
 /** A server's JSON schema as the model's input schema; MCP requires an object schema, which is kept as given. */
@@ -54,8 +59,10 @@ function mcpTool(connections: McpConnections, key: McpServerKey, server: McpServ
  * A server that cannot be listed when the turn starts does not fail the turn: its last known
  * tools (or, failing that, the tools its `allow` list names) are offered and answer every call
  * with a tool error saying the server is unavailable; with neither, it offers nothing and a
- * warning is logged. A tool whose model-facing name is invalid or already taken is skipped
- * with a warning.
+ * warning is logged. Either way a call of any other `<server>__<tool>` answers a tool error
+ * naming the server and saying it could not be reached (through the turn's `unavailableTools`),
+ * not the AI SDK's "unavailable tool". A tool whose model-facing name is invalid or already
+ * taken is skipped with a warning.
  */
 export function mcpToolSource(connections: McpConnections): ToolSource {
   const lastKnown = new Map<string, McpToolDescription[]>();
@@ -80,6 +87,7 @@ export function mcpToolSource(connections: McpConnections): ToolSource {
             const message = (error as Error).message;
             context.logger.warn({ event: 'mcp-tools', server: serverName, agentId: context.agentId, error: message }, `MCP server ${serverName} could not be listed`);
             const fallback = lastKnown.get(memory) ?? (server.tools?.allow ?? []).map((name) => ({ name, inputSchema: openObjectSchema }));
+            context.unavailableTools?.addPrefix(mcpToolName(serverName, ''), (toolName) => `${toolName} is a tool of the MCP server "${serverName}", which could not be reached when this turn started: ${message}`);
             return { key, server, listed: fallback, unavailable: message };
           }
         }),

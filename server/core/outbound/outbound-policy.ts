@@ -49,6 +49,19 @@ export class OutboundPolicy {
       undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch;
   }
 
+  /**
+   * A `fetch` under the same policy with a connection pool of its own, for a caller that must end
+   * its sockets at once when it stops (the MCP connections: an MCP server sees them go when the
+   * service stops, rather than when keep-alive lapses). `destroy` ends every socket of the pool.
+   */
+  createOwnFetch(): { fetch: typeof fetch; destroy: () => Promise<void> } {
+    const dispatcher = new Agent(this.restricts ? { connect: this.checkedConnector() } : {});
+    return {
+      fetch: ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch,
+      destroy: () => dispatcher.destroy(),
+    };
+  }
+
   /** Closes the checked connections' pool (service stop). */
   async close(): Promise<void> {
     await this.dispatcher?.close();

@@ -1,5 +1,6 @@
 import type { OpenAIProvider } from '@ai-sdk/openai';
 import type { Logger } from '../logger.js';
+import type { UnavailableTools } from './unavailable-tools.js';
 
 /** Where a turn came from; decides approval and async behaviour. */
 export type TransportKind = 'sse' | 'json' | 'async' | 'nats' | 'channel' | 'cron';
@@ -30,6 +31,8 @@ export interface ToolContext {
   fetch: typeof fetch;
   /** For destinations the account chose (a tool's `workerUrl`): under the outbound policy. Default: `fetch`. */
   outboundFetch?: typeof fetch;
+  /** This turn's record of tools a source could not offer and why (an MCP server that is down); a call of one answers that reason. */
+  unavailableTools?: UnavailableTools;
 }
 
 export const defaultAlphaBaseUrl = 'https://api.tavily.com';

@@ -10,13 +10,14 @@ import type { RunningTurns } from '../coordination/running-turns.js';
 import type { Logger } from '../logger.js';
 import type { AgentModel } from '../model/language-model.js';
 import { collectSecretValues } from '../secrets/redaction.js';
+import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { AccountUsage } from '../usage/account-usage.js';
 import { type StepUsage, stepUsage, usagePerMessage } from '../usage/step-usage.js';
 import { addUsage, sumUsage } from '../usage/token-usage.js';
 import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
-import { describeModelError } from './model-error.js';
+import { describeModelError, scrubSecrets } from './model-error.js';
 import { finishChunk, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
 import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
@@ -53,6 +54,8 @@ export interface PreparedTurn {
   agent: Agent;
   agentModel: AgentModel;
   tools: ToolSet;
+  /** Tools the turn could not offer (an MCP server that was down), so a call of one answers why. */
+  unavailableTools?: UnavailableTools;
   state: ConversationState;
   version: number | null;
   turnId: string;
@@ -61,6 +64,10 @@ export interface PreparedTurn {
   /** Releases the conversation's lock. */
   release: () => void;
   holder: PassHolder;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 const defaultDenialReason = (toolName: string) => `${toolName} needs an approval, and approvals cannot be given here.`;
@@ -196,6 +203,7 @@ export class TurnExecution {
         ...(agent.config.system ? { system: agent.config.system } : {}),
         messages: state.messages.map((stored) => stored.message),
         tools,
+        ...(this.turn.unavailableTools ? { experimental_repairToolCall: this.turn.unavailableTools.repairFunction() } : {}),
         stopWhen: stepCountIs(maxSteps),
         maxRetries: this.services.modelMaxRetries,
         abortSignal: signal,
@@ -214,14 +222,17 @@ export class TurnExecution {
           finishedSteps = finished;
         },
       });
-      const reader = stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => describeModelError(error, this.secrets) }).getReader();
+      // `onError` also writes each tool's error (`tool-output-error`), which is the tool's own
+      // message; the `error` chunk of a failed model call is described as one below.
+      const reader = stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => scrubSecrets(errorMessage(error), this.secrets) }).getReader();
       try {
         for (let next = await reader.read(); !next.done; next = await reader.read()) {
           const chunk = next.value;
           if (chunk.type === 'start-step') partialText = '';
           else if (chunk.type === 'text-delta') partialText += chunk.delta;
           // The turn's own finish says `cancelled`; the SDK's abort chunk would end the client's message early.
-          if (chunk.type !== 'abort') write(chunk);
+          if (chunk.type === 'error') write({ type: 'error', errorText: describeModelError(modelError ?? chunk.errorText, this.secrets) });
+          else if (chunk.type !== 'abort') write(chunk);
         }
       } catch (error) {
         // A cancel can surface as the stream's error (a tool or the provider rethrowing the abort).

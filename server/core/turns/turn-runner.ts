@@ -10,6 +10,7 @@ import { ConflictError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAgentModel } from '../model/language-model.js';
 import { buildTools, type BuildToolsOptions } from '../tools/build-tools.js';
+import { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { ToolContext, ToolEnvironment } from '../tools/tool-context.js';
 import { applyApprovalAnswers, closeInterruptedApprovals, denyOpenApprovals } from './approvals.js';
 import { asyncResultsMessages, syntheticCallId, type SettledAsyncCall } from './async-results-message.js';
@@ -156,6 +157,7 @@ export class TurnRunner {
         logger: options.logger,
         fetch: options.fetch ?? fetch,
         outboundFetch: options.outboundFetch ?? options.fetch ?? fetch,
+        unavailableTools: new UnavailableTools(),
       };
       const wrapAsync = (name: string, original: Tool, toolConfig: Record<string, unknown>): Tool => ({
         ...original,
@@ -186,7 +188,8 @@ export class TurnRunner {
       // continuation's injected results (re-injected by recovery if lost), is stored with the
       // turn's first model pass instead, saving one fsync before the model call.
       const version = request.input?.kind === 'approvals' ? await options.execution.save(state, loaded.version) : loaded.version;
-      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, state, version, turnId, eventId, firstNewMessage, release, holder });
+      const unavailableTools = toolContext.unavailableTools?.empty === false ? toolContext.unavailableTools : undefined;
+      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, ...(unavailableTools ? { unavailableTools } : {}), state, version, turnId, eventId, firstNewMessage, release, holder });
       return ready ? execution.run(announce ?? []) : execution.finishAwaitingApproval();
     } catch (error) {
       release();

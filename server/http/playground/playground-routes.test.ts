@@ -32,7 +32,7 @@ describe('the playground routes', () => {
 
   it('is a 404 when the setting is off', async () => {
     const app = buildAgentService({ core: services.core, playground: false });
-    for (const url of ['/playground', '/playground/playground.js', '/playground/api/agents']) expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
+    for (const url of ['/playground', '/playground/', '/playground/playground.js', '/playground/api/agents']) expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
     await app.close();
   });
 
@@ -51,6 +51,18 @@ describe('the playground routes', () => {
     expect(script.statusCode).toBe(200);
     expect(script.headers['content-type']).toMatch(/^text\/javascript/);
     for (const url of ['/playground/index.html', '/playground/..%2Fpackage.json', '/playground/nothing.js']) expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
+    await app.close();
+  });
+
+  it('redirects /playground/ to /playground, keeping the query, and still serves the files under it', async () => {
+    const app = buildAgentService({ core: services.core, playground: false });
+    await app.register(async (scope) => registerPlaygroundRoutes(scope, services.core, { enabled: true, assets }));
+    const slash = await app.inject({ method: 'GET', url: '/playground/' });
+    expect(slash.statusCode).toBe(301);
+    expect(slash.headers.location).toBe('/playground');
+    expect((await app.inject({ method: 'GET', url: '/playground/?agent=demo' })).headers.location).toBe('/playground?agent=demo');
+    expect((await app.inject({ method: 'GET', url: slash.headers.location as string })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/playground/playground.js' })).statusCode).toBe(200);
     await app.close();
   });
 

@@ -56,6 +56,17 @@ export function registerPlaygroundRoutes(app: FastifyInstance, core: HarnessCore
     },
   );
 
+  // A typed or bookmarked trailing slash finds the page at its one address (the query kept; the
+  // browser keeps the hash, which holds the conversation).
+  app.get(
+    '/playground/',
+    { schema: { summary: 'The web playground, with a trailing slash', description: 'Redirects to `/playground`.', tags, response: { 301: { description: 'Moved to `/playground`.', type: 'null' } } } },
+    async (request, reply) => {
+      const query = request.url.indexOf('?');
+      return reply.redirect(`/playground${query >= 0 ? request.url.slice(query) : ''}`, 301);
+    },
+  );
+
   app.get<{ Params: { file: string } }>(
     '/playground/:file',
     { schema: { summary: 'A file of the web playground', tags, params: fileParams, response: { 200: fileResponse('The script or stylesheet.'), ...errorResponses(400, 404) } } },

@@ -1,14 +1,15 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildPlayground } from '../../../scripts/build-playground.js';
 import { searchKey, startChatStack, type ChatStack } from '../../support/chat-stack.js';
+import { type PageProblems, watchPageProblems } from './page-problems.js';
 import { launchChromium, viewports } from './playground-browser.js';
 
 export interface PlaygroundStack {
   stack: ChatStack;
   browser: Browser;
   account: { accountId: string; secret: string };
-  /** A fresh browser context (its own session storage) on the playground page. */
-  openPage(viewport?: keyof typeof viewports): Promise<{ context: BrowserContext; page: Page }>;
+  /** A fresh browser context (its own session storage) on the playground page (at `origin`, default the agent service), watched for console errors and CSP violations from the start. */
+  openPage(viewport?: keyof typeof viewports, origin?: string): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }>;
   /** Signs in on the page with the account secret and waits for the chat. */
   signIn(page: Page): Promise<void>;
   /** The stored conversation, read through the API (what the page's actions stored). */
@@ -38,12 +39,13 @@ export async function startPlaygroundStack(username: string): Promise<Playground
       stack,
       browser: launched,
       account,
-      openPage: async (viewport = 'desktop') => {
+      openPage: async (viewport = 'desktop', origin = stack.agentUrl) => {
         const context = await launched.newContext({ viewport: viewports[viewport] });
         opened.push(context);
         const page = await context.newPage();
-        await page.goto(`${stack.agentUrl}/playground`);
-        return { context, page };
+        const problems = await watchPageProblems(page);
+        await page.goto(`${origin}/playground`);
+        return { context, page, problems };
       },
       signIn: async (page) => {
         await page.getByLabel('Account secret').fill(account.secret);
