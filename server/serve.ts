@@ -24,6 +24,7 @@ import { buildAgentService } from './http/agent-service.js';
 import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
 import { startNatsService, type NatsService } from './nats/nats-service.js';
 import { createProcessLogger } from './process-logger.js';
+import { waitForDatabase } from './core/storage/postgres/wait-for-database.js';
 import { bucketFolderFor, readRuntimeSettings } from './runtime-settings.js';
 import { ensureTracingStarted } from './telemetry/ensure-tracing.js';
 
@@ -71,7 +72,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   // lowdb files belong to one process; on PostgreSQL, replicas share the database instead.
   const lock = database ? undefined : await lockDataFolder(settings.dataDir);
   const logger = options.logger === false ? undefined : (options.logger ?? createProcessLogger());
-  const replicaName = process.env.HARNESS_REPLICA_ID || `${hostname()}:${settings.dataDir}`;
+  // Names this replica in spans and in the owners of its leases (replicas may share a data folder, not ports).
+  const replicaName = process.env.HARNESS_REPLICA_ID || `${hostname()}:${settings.dataDir}:${settings.accountPort}:${settings.agentPort}`;
   // Before anything is built, so that the spans name this replica and the start is logged
   // here (the HTTP apps join the same tracing when they are built).
   const tracing = ensureTracingStarted({ instanceId: replicaName, ...(logger ? { logger } : {}) });
@@ -82,7 +84,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
   let coordination: Coordination | undefined;
   try {
     // Connect and migrate now, so a wrong URL or an unreachable database stops the start.
-    if (storage instanceof PostgresStorage) await storage.ready();
+    if (storage instanceof PostgresStorage) {
+      // Replicas may start with the database: wait for it a while (HARNESS_DATABASE_WAIT_MS, default 30 s).
+      await waitForDatabase(() => storage.ready(), { waitMilliseconds: database!.startWaitMilliseconds, ...(logger ? { logger } : {}) });
+    }
     const secrets = await loadRuntimeSecrets(settings.dataDir);
     if (database && (!process.env.HARNESS_ADMIN_SECRET || !process.env.HARNESS_CONFIG_ENCRYPTION_SECRET)) {
       // Each replica would generate its own into its data folder: another replica could not read the agent configs this one encrypts.

@@ -31,7 +31,7 @@ const pool = new pg.Pool({ connectionString: url, max: 4 });
 pool.on('error', () => undefined);
 await migrate(pool, await readMigrations());
 const shared = new PostgresRunningTurns({ pool, connectionString: url, owner: 'bench#1#x', leaseMs: 30_000, pollMs: 1_000, logger: silent });
-await shared.start('bench#');
+await shared.start();
 const turns = 2_000;
 // Sequential: the insert and delete each turn sends (the turn itself does not wait for them).
 started = performance.now();

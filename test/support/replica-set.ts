@@ -16,8 +16,9 @@ export interface ReplicaSet {
 /**
  * `count` `harness serve` processes that are one service: the same PostgreSQL database, the
  * same admin and encryption secrets from the environment, one shared bucket folder, each with
- * its own data folder and ports. Short leases and polls so a dead replica's work is taken over
- * within seconds.
+ * its own data folder and ports. The default 30 s lease: a killed replica's work is taken over
+ * as soon as its presence lock is gone (`DeadOwnerSweeper`), not when the lease runs out; short
+ * polls so the others notice within a second.
  */
 export async function startReplicaSet(databaseUrl: string, count: number, environment: Record<string, string> = {}): Promise<ReplicaSet> {
   const root = await temporaryFolder('harness-replicas-');
@@ -28,7 +29,6 @@ export async function startReplicaSet(databaseUrl: string, count: number, enviro
     HARNESS_ADMIN_SECRET: testAdminSecret,
     HARNESS_CONFIG_ENCRYPTION_SECRET: testEncryptionSecret,
     HARNESS_BUCKET_DIR: bucket,
-    HARNESS_LEASE_MS: '3000',
     HARNESS_JOB_POLL_MS: '100',
     HARNESS_CRON_RESYNC_MS: '1000',
     ...environment,

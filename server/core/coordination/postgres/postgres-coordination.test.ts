@@ -113,6 +113,37 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
     expect(deliveries).toEqual([{ attempt: 2 }]);
   });
 
+  it('ends every lease of a process that is gone at once, not after the lease, and leaves a live process its own', async () => {
+    const live = replica(60_000);
+    const dead = replica(60_000);
+    await Promise.all([live.start(), dead.start()]);
+    const liveRelease = await live.conversationLocks.acquire('conversation-live');
+    await holdJobForever(dead);
+    await dead.conversationLocks.acquire('conversation-dead');
+    const slot = await dead.budgets.slots('turns', 1).take('acc_dead');
+    expect(slot.taken).toBe(true);
+    dead.runningTurns.register({ turnId: 'turn-dead', eventId: 'evt-dead', accountId: 'acc_dead', agentId: 'agent', conversationKey: 'dead' }, () => undefined);
+    while ((await postgres.admin.query(`SELECT 1 FROM ${schema}.harness_running_turns WHERE turn_id = 'turn-dead'`)).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The process dies: its sessions end, its presence lock with them. Its leases have 60 s left.
+    forget(dead);
+    await dead.close();
+
+    const survivor = replica(60_000);
+    await survivor.start();
+    const deliveries: JobDelivery[] = [];
+    await queueOn(survivor, async (_job, delivery) => {
+      deliveries.push(delivery);
+    }).idle();
+    expect(deliveries).toEqual([{ attempt: 2 }]);
+    (await survivor.conversationLocks.acquire('conversation-dead'))();
+    expect((await survivor.budgets.slots('turns', 1).take('acc_dead')).taken).toBe(true);
+    expect(await postgres.admin.query(`SELECT turn_id FROM ${schema}.harness_running_turns`)).toEqual([]);
+    // The live process keeps its lease through the sweeps of the others.
+    const owners = await postgres.admin.query<{ name: string }>(`SELECT name FROM ${schema}.harness_leases WHERE name = 'conversation:conversation-live'`);
+    expect(owners).toEqual([{ name: 'conversation:conversation-live' }]);
+    liveRelease();
+  });
+
   it('lets one replica at a time hold a conversation lock, and frees it when the holder stops renewing', async () => {
     const [first, second] = [replica(1_000), replica(1_000)];
     const order: string[] = [];

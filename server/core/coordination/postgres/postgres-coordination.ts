@@ -9,13 +9,8 @@ import { PostgresBudgets } from './postgres-budgets.js';
 import { PostgresJobQueue } from './postgres-job-queue.js';
 import { PostgresLeaseLocks } from './postgres-lease-locks.js';
 import { PostgresRunningTurns } from './postgres-running-turns.js';
-
-/** What an earlier process of this replica held: its conversation leases end, its jobs are ready again, its turn slots are free. */
-const releaseEarlier = {
-  leases: { name: 'harness-leases-release-earlier', text: 'DELETE FROM harness_leases WHERE starts_with(owner, $1) AND NOT starts_with(owner, $2)' },
-  jobs: { name: 'harness-jobs-release-earlier', text: 'UPDATE harness_jobs SET leased_until = NULL WHERE starts_with(owner, $1) AND owner <> $2' },
-  slots: { name: 'harness-slots-release-earlier', text: 'DELETE FROM harness_slots WHERE starts_with(holder, $1) AND NOT starts_with(holder, $2)' },
-};
+import { DeadOwnerSweeper } from './dead-owner-sweeper.js';
+import { ReplicaPresence } from './replica-presence.js';
 
 export interface PostgresCoordinationOptions {
   /** The storage's database (its migrations create `harness_jobs`, `harness_leases`, `harness_rate_budgets` and `harness_slots`; run them first: `PostgresStorage.ready()`). */
@@ -24,12 +19,7 @@ export interface PostgresCoordinationOptions {
   logger: Logger;
   /** Connections for queues, leases and budgets (default 4): small statements, never held across a turn. */
   poolSize?: number;
-  /**
-   * The replica's name, the same across its restarts and different from every other replica's
-   * (`HARNESS_REPLICA_ID`, else host and data folder). A replica that starts releases what an
-   * earlier process of the same name held: that process is gone, and its work is taken over
-   * at once rather than after the lease.
-   */
+  /** The replica's name in the owners of its leases (`HARNESS_REPLICA_ID`, else host, data folder and ports), for people reading them. */
   replicaName?: string;
 }
 
@@ -49,19 +39,18 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const locks = new PostgresLeaseLocks({ pool, owner, leaseMs: settings.leaseMs, logger: options.logger, prefix: 'conversation:' });
   const budgets = new PostgresBudgets({ pool, owner, leaseMs: settings.leaseMs, logger: options.logger });
   const runningTurns = new PostgresRunningTurns({ pool, connectionString: options.connectionString, owner, leaseMs: settings.leaseMs, pollMs: settings.cancelPollMs ?? defaultCoordinationSettings.cancelPollMs, logger: options.logger });
+  // Held from now until the process dies: other replicas end this process's leases as soon as it is gone.
+  const presence = new ReplicaPresence({ connectionString: options.connectionString, owner, logger: options.logger });
+  const sweeper = new DeadOwnerSweeper({ pool, intervalMs: Math.min(1_000, Math.max(100, Math.floor(settings.leaseMs / 3))), logger: options.logger });
   // Jobs are claimed only once the core has started: every transport's delivery is registered by then.
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
   const start = async () => {
-    const earlier = `${replicaName}#`;
-    try {
-      await pool.query({ ...releaseEarlier.leases, values: [earlier, owner] });
-      await pool.query({ ...releaseEarlier.jobs, values: [earlier, owner] });
-      await pool.query({ ...releaseEarlier.slots, values: [earlier, owner] });
-    } catch (error) {
-      options.logger.warn({ event: 'coordination', error: (error as Error).message }, "could not release an earlier process's leases; they end when they run out");
-    }
-    await runningTurns.start(earlier);
+    await presence.ready();
+    // What an earlier process of this replica (or any dead one) held is ended before this one works.
+    await sweeper.sweepOnce();
+    sweeper.start();
+    await runningTurns.start();
     markStarted();
   };
   const jobQueues: JobQueueFactory = (run, concurrency, spec) =>
@@ -77,10 +66,12 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     start,
     close: () => {
       closed ??= (async () => {
+        sweeper.stop();
         locks.close();
         budgets.close();
         await runningTurns.close();
         await pool.end();
+        await presence.close();
       })();
       return closed;
     },

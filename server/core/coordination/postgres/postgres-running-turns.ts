@@ -50,7 +50,6 @@ const statements = {
     text: `SELECT turn_id, event_id, account_id, agent_id, conversation_key FROM harness_running_turns
       WHERE account_id = $1 AND agent_id = $2 AND conversation_key = $3 AND leased_until > now() LIMIT 1`,
   },
-  releaseEarlier: { name: 'harness-running-turns-release-earlier', text: 'DELETE FROM harness_running_turns WHERE starts_with(owner, $1) AND owner <> $2' },
 };
 
 interface TurnRow {
@@ -82,13 +81,8 @@ export class PostgresRunningTurns implements RunningTurns {
     this.timer.unref();
   }
 
-  /** Listen for cancel requests, after deleting the rows an earlier process of this replica left. */
-  async start(replicaPrefix: string): Promise<void> {
-    try {
-      await this.options.pool.query({ ...statements.releaseEarlier, values: [replicaPrefix, this.options.owner] });
-    } catch (error) {
-      this.options.logger.warn({ event: 'running-turns', error: (error as Error).message }, "could not delete an earlier process's running turns; their leases run out");
-    }
+  /** Listen for cancel requests (the rows an earlier process left are ended by `DeadOwnerSweeper`). */
+  async start(): Promise<void> {
     await this.listen();
   }
 

@@ -6,6 +6,8 @@ export interface PostgresSettings {
   connectionString: string;
   /** `HARNESS_DATABASE_POOL_SIZE`: connections each process keeps at most (default 10). */
   poolSize: number;
+  /** `HARNESS_DATABASE_WAIT_MS`: how long a start waits for a database that is not reachable yet (default 30 s). */
+  startWaitMilliseconds: number;
 }
 
 /**
@@ -25,5 +27,10 @@ export function postgresSettingsFromEnvironment(environment: NodeJS.ProcessEnv =
   const size = environment.HARNESS_DATABASE_POOL_SIZE;
   const poolSize = size === undefined || size === '' ? defaultPoolSize : Number(size);
   if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) throw new Error(`HARNESS_DATABASE_POOL_SIZE must be a whole number from 1 to 1000 (got ${JSON.stringify(size)}).`);
-  return { connectionString, poolSize };
+  const wait = environment.HARNESS_DATABASE_WAIT_MS;
+  const startWaitMilliseconds = wait === undefined || wait === '' ? 30_000 : Number(wait);
+  if (!Number.isInteger(startWaitMilliseconds) || startWaitMilliseconds < 0 || startWaitMilliseconds > 3_600_000) {
+    throw new Error(`HARNESS_DATABASE_WAIT_MS must be a whole number of milliseconds from 0 to 3600000 (got ${JSON.stringify(wait)}).`);
+  }
+  return { connectionString, poolSize, startWaitMilliseconds };
 }
