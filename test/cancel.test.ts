@@ -312,6 +312,11 @@ describe('cancel a run', () => {
     expect((await post<{ error: { code: string } }>(`/agents/talker/conversations/${key}/cancel`)).body.error.code).toBe('conflict');
     expect((await post(`/agents/nobody/conversations/${key}/cancel`)).status).toBe(404);
     expect((await post(`/status/evt_unknown/cancel`)).status).toBe(404);
+    // An id with a control character cannot exist (PostgreSQL text refuses a NUL): a 400 naming it, on both backends.
+    for (const answer of [await post<{ error: { code: string; message: string } }>('/status/%00nul/cancel'), await get<{ error: { code: string; message: string } }>('/status/%00nul')]) {
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toContain('eventId');
+    }
     const { eventId } = (await post<{ eventId: string }>('/agents/talker/async', { conversationKey: nextKey(), message: 'hello' })).body;
     await until('the request to end', async () => ((await statusOf(eventId)).status === 'completed' ? true : undefined));
     const foreign = await post<{ error: { code: string } }>(`/status/${eventId}/cancel`, undefined, otherSecret);

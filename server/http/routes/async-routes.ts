@@ -5,7 +5,7 @@ import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
 import { documentedBody } from '../openapi/documented-body.js';
 import { errorResponses } from '../openapi/error-responses.js';
-import { agentIdParams } from '../schemas.js';
+import { agentIdParams, serviceIdParams } from '../schemas.js';
 import { asyncSubmittedView, completionAnswerView, documentedChatBody, statusRowView } from '../turn-views.js';
 
 /** The absolute status URL of an event, on the address the client used to reach us. */
@@ -62,7 +62,7 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
           summary: 'Where an event stands',
           description: 'The status row of an `/async` request, a cron run, or a turn that waits for async tools.',
           tags: ['async'],
-          params: { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', maxLength: 100 } } },
+          params: serviceIdParams('eventId'),
           response: { 200: statusRowView, ...errorResponses(400, 404) },
         },
       },
@@ -76,7 +76,7 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
           summary: 'Complete an external async tool call',
           description: 'Settles the call once: a settled call is a 409. The last settled call of a turn starts its continuation.',
           tags: ['async'],
-          params: { type: 'object', required: ['resultId'], properties: { resultId: { type: 'string', maxLength: 100 } } },
+          params: serviceIdParams('resultId'),
           body: completionBody,
           response: { 202: completionAnswerView, ...errorResponses(400, 404, 409, 413, 415, 429) },
         },

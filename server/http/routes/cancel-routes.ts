@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
-import { agentIdParams } from '../schemas.js';
+import { agentIdParams, serviceIdParams } from '../schemas.js';
 
 const cancelAnswerView = {
   type: 'object',
@@ -53,7 +53,7 @@ export function registerCancelRoutes(app: FastifyInstance, core: HarnessCore): v
           summary: 'Cancel a run by its event',
           description: 'Stops the turn of an event (an `/async` request, a cron run, a chat turn), on whichever replica runs it; closes a run that waits; a queued request never starts. 409 when nothing runs.',
           tags: ['async'],
-          params: { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', maxLength: 100 } } },
+          params: serviceIdParams('eventId'),
           response: { 202: cancelAnswerView, ...errorResponses(400, 404, 409) },
         },
       },
