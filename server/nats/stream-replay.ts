@@ -60,17 +60,19 @@ export function isJetStreamDisabledError(error: unknown): boolean {
  * Creates the chunk stream, or brings an existing one to this retention, and returns its
  * replica count. On a cluster (the server names one) the stream keeps 3 replicas, so losing
  * one server loses no chunk; where the cluster has fewer servers than that nats-server refuses,
- * and the stream keeps 1. A server without JetStream (its INFO says so, or the API says it is
- * not enabled) fails at once: on a cluster without JetStream the API requests are not even
- * refused, they time out.
+ * and the stream keeps 1. Other failures are asked again for up to 15 s. A server without
+ * JetStream (its INFO says so, or the API says it is not enabled) fails at once: on a cluster
+ * without JetStream the API requests are not even refused, they time out.
  */
 export async function ensureReplayStream(connection: NatsConnection, retention: ReplayRetention = defaultReplayRetention): Promise<number> {
   if (connection.info !== undefined && connection.info.jetstream !== true) {
     throw new JetStreamNotEnabledError('the NATS server runs without JetStream (nats-server -js, or jetstream {} in its config)');
   }
   // No account-info round trip first: on a cluster still electing its JetStream leader it fails
-  // like any other call, and the calls below are retried.
-  const manager = await jetstreamManager(connection, { checkAPI: false });
+  // like any other call, and the calls below are retried. A cluster drops the API requests that
+  // come before its leader is elected (a fraction of a second after it starts), so they time out
+  // sooner than the client's default 5 s, and are asked again.
+  const manager = await jetstreamManager(connection, { checkAPI: false, timeout: apiTimeoutMilliseconds });
   const config = {
     subjects: [`${replaySubjectRoot}.>`],
     retention: RetentionPolicy.Limits,
@@ -84,15 +86,17 @@ export async function ensureReplayStream(connection: NatsConnection, retention: 
   };
   const clustered = connection.info?.cluster !== undefined && connection.info.cluster !== '';
   // Right after a cluster starts, JetStream may not know every peer yet and refuse 3 replicas
-  // for a while ("insufficient resources"): keep asking before settling for 1.
-  const deadline = Date.now() + (clustered ? clusterPatienceMilliseconds : 0);
+  // for a while ("insufficient resources"): keep asking before settling for 1. A busy server may
+  // let a request time out: asked again too.
+  const deadline = Date.now() + patienceMilliseconds;
   for (;;) {
     const replicas = clustered ? clusteredReplicas : 1;
     try {
       return await putReplayStream(manager, config, replicas);
     } catch (error) {
-      if (!clustered || isJetStreamDisabledError(error)) throw error;
+      if (isJetStreamDisabledError(error)) throw error;
       if (Date.now() >= deadline) {
+        if (!clustered) throw error;
         await putReplayStream(manager, config, 1).catch(() => {
           throw error;
         });
@@ -103,8 +107,11 @@ export async function ensureReplayStream(connection: NatsConnection, retention: 
   }
 }
 
-/** How long a gateway on a cluster keeps asking for 3 replicas. */
-const clusterPatienceMilliseconds = 15_000;
+/** How long one JetStream API request of `ensureReplayStream` may take. */
+const apiTimeoutMilliseconds = 1_000;
+
+/** How long a gateway keeps asking (on a cluster: for 3 replicas, before it settles for 1). */
+const patienceMilliseconds = 15_000;
 
 async function putReplayStream(manager: JetStreamManager, config: Partial<StreamConfig>, replicas: number): Promise<number> {
   let exists = true;
