@@ -19,7 +19,13 @@ export interface ReplicaSet {
  * its own data folder and ports. Short leases and polls so a dead replica's work is taken over
  * within seconds.
  */
-export async function startReplicaSet(databaseUrl: string, count: number, environment: Record<string, string> = {}): Promise<ReplicaSet> {
+export async function startReplicaSet(
+  databaseUrl: string,
+  count: number,
+  environment: Record<string, string> = {},
+  /** What differs between replicas (a `NATS_URL` listing the servers in another order, say), by index. */
+  environmentOf: (index: number) => Record<string, string> = () => ({}),
+): Promise<ReplicaSet> {
   const root = await temporaryFolder('harness-replicas-');
   const bucket = `${root.path}/bucket`;
   await mkdir(bucket, { recursive: true });
@@ -38,7 +44,7 @@ export async function startReplicaSet(databaseUrl: string, count: number, enviro
   const replicas: ServiceProcess[] = [];
   try {
     // One after another: the first migrates the schema, the others find it done.
-    for (const folder of folders) replicas.push(await startServiceProcess(folder, shared));
+    for (const [index, folder] of folders.entries()) replicas.push(await startServiceProcess(folder, { ...shared, ...environmentOf(index) }));
   } catch (error) {
     await Promise.allSettled(replicas.map((replica) => replica.stop()));
     await root.remove();
@@ -52,7 +58,7 @@ export async function startReplicaSet(databaseUrl: string, count: number, enviro
       await replicas[index]!.killHard();
     },
     restart: async (index) => {
-      replicas[index] = await startServiceProcess(folders[index]!, shared);
+      replicas[index] = await startServiceProcess(folders[index]!, { ...shared, ...environmentOf(index) });
       stopped.delete(index);
     },
     close: async () => {
