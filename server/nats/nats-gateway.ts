@@ -46,7 +46,10 @@ export interface NatsGatewayOptions {
  * continuations after async tools on the reply subject stored with the dispatch rows.
  */
 export interface NatsGateway {
-  /** `connected` only once the subscriptions are in place on the current connection. */
+  /**
+   * `connected` only once the subscriptions are in place on the current connection and the
+   * chunk stream is ready or given up (`streamWaitMilliseconds` at most after the subscriptions).
+   */
   state(): NatsLinkState;
   /** The chunk stream as the core's chunk log: SSE turns are stored and resumed through it. */
   chunkLog: ChunkLog;
@@ -311,7 +314,10 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
       const linkState = link.state();
       if (linkState !== 'connected') return linkState;
       const current = link.current();
-      return current !== undefined && current === readyOn ? 'connected' : 'disconnected';
+      if (current === undefined || current !== readyOn) return 'disconnected';
+      // Requests are answered already; `connected` waits for the chunk stream too (ready, or given
+      // up: 3 s at most), so a client that saw it finds the stream there on a healthy server.
+      return stream?.connection === current && stream.state === 'preparing' ? 'disconnected' : 'connected';
     },
     idle: async () => {
       while (running.size > 0) await Promise.allSettled([...running]);
