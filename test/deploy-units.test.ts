@@ -51,6 +51,11 @@ describe('deploy inputs', () => {
     expect(JSON.stringify(inputs)).not.toContain('tok');
   });
 
+  it('takes a NATS cluster: several comma-separated servers, host:port ones as nats://', () => {
+    const inputs = readDeployInputs({ NATS_URL: 'nats://svc:pa55@n1:4222, n2:4222,nats://n3:4222' });
+    expect(inputs.natsUrl).toBe('nats://n1:4222,nats://n2:4222,nats://n3:4222');
+  });
+
   it.each([
     [{ ENABLE_DIRECT_API: 'maybe' }, /ENABLE_DIRECT_API must be true or false/],
     [{ ENABLE_WEBSOCKET: '2' }, /ENABLE_WEBSOCKET must be true or false/],

@@ -38,7 +38,7 @@ describe('NATS gateway replicas on a 3-server cluster', () => {
     expect(alice.nats.jwt).toMatch(/^ey/);
     expect(alice.nats.creds).toContain('BEGIN NATS USER JWT');
     const fromSecondReplica = await stack.replicas[1]!.service.credentials(alice.accountId);
-    const connection = await connectNats({ url: stack.cluster.url, jwt: fromSecondReplica!.jwt!, seed: fromSecondReplica!.password, name: 'second-replica-credentials', logger: silentLogger });
+    const connection = await connectNats({ url: stack.cluster.url, jwt: fromSecondReplica!.jwt!, seed: fromSecondReplica!.password!, name: 'second-replica-credentials', logger: silentLogger });
     expect(connection.isClosed()).toBe(false);
     await connection.close();
   });

@@ -38,6 +38,7 @@ describe('NATS gateway', () => {
 
   it('hands the account its NATS credentials', () => {
     expect(alice.nats).toMatchObject({
+      authentication: 'jwt',
       user: `account-${alice.accountId}`,
       inboxPrefix: `_INBOX.${alice.accountId}`,
       chatSubject: `harness.v1.${alice.accountId}.{agentId}.chat`,
@@ -46,7 +47,7 @@ describe('NATS gateway', () => {
     });
     expect(alice.nats.url).toMatch(/^nats:\/\/127\.0\.0\.1:\d+$/);
     expect(alice.nats.websocketUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
-    expect(alice.nats.password.length).toBeGreaterThanOrEqual(43);
+    expect(alice.nats.password!.length).toBeGreaterThanOrEqual(43);
   });
 
   for (const transport of ['tcp', 'websocket'] as const) {
@@ -76,7 +77,7 @@ describe('NATS gateway', () => {
 
   it('refuses a wrong NATS password', async () => {
     await expect(
-      connectNats({ url: alice.nats.url!, user: alice.nats.user, password: `${alice.nats.password}x`, name: 'wrong-password', logger: silentLogger, timeoutMilliseconds: 3_000 }),
+      connectNats({ url: alice.nats.url!, user: alice.nats.user!, password: `${alice.nats.password}x`, name: 'wrong-password', logger: silentLogger, timeoutMilliseconds: 3_000 }),
     ).rejects.toThrow(/authorization/i);
   });
 

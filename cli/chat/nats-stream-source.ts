@@ -22,6 +22,11 @@ export interface NatsChatSourceOptions {
   agentId: string;
   /** The account secret, sent as the `Authorization: Bearer` header of each request. */
   secret: string;
+  /**
+   * The NATS token, for servers that take one (`authentication: "token"`): their operator hands
+   * it out, not the service. `harness chat` passes `NATS_TOKEN`.
+   */
+  natsToken?: string;
   /** How long the first chunk of an answer may take. Default 30 s. */
   firstChunkTimeoutMilliseconds?: number;
   /** Told each time a dropped stream is resumed by replay, with the last sequence the client had. */
@@ -90,11 +95,17 @@ export function createNatsChatSource(options: NatsChatSourceOptions): NatsChatSo
     credentials ??= await options.accountService.send<NatsCredentialsView>('GET', '/accounts/me/nats');
     const url = credentials.websocketUrl ?? credentials.url;
     if (url === null) throw new CliError('the service did not say where its NATS server is');
+    if (credentials.authentication === 'token' && !options.natsToken) {
+      throw new CliError("the service's NATS servers take a token, which their operator hands out (the service does not): set NATS_TOKEN");
+    }
+    if (credentials.authentication === 'operator') {
+      throw new CliError("the service's NATS servers take users their operator signs, which the CLI cannot use: chat with --transport http");
+    }
     if (connection === undefined || connection.isClosed()) {
       try {
         connection = await connectNats({
           url,
-          ...natsAuthenticationOf(credentials),
+          ...natsAuthenticationOf(credentials, options.natsToken),
           inboxPrefix: credentials.inboxPrefix,
           name: 'harness-cli',
           logger: silentLogger,

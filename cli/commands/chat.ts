@@ -48,7 +48,8 @@ export async function chat(context: CliContext, agentId: string, options: ChatOp
   if (options.transport !== undefined && options.transport !== 'http' && options.transport !== 'nats') throw new UsageError(`--transport must be http or nats (got "${String(options.transport)}")`);
   if (options.transport === 'nats') {
     const accountService = createApiClient({ baseUrl: profile.accountUrl, serviceName: 'account', secret: profile.secret, serveCommand: serveCommand(context) });
-    const source = createNatsChatSource({ accountService, agentId, secret: profile.secret });
+    const natsToken = context.env.NATS_TOKEN;
+    const source = createNatsChatSource({ accountService, agentId, secret: profile.secret, ...(natsToken ? { natsToken } : {}) });
     try {
       return await runChat(context, agentId, options, conversationKey, source, agentService);
     } finally {

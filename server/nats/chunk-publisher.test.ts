@@ -4,7 +4,7 @@ import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/logger.js';
-import { ChunkPublisher } from './chunk-publisher.js';
+import { ChunkPublisher, type ChunkStreamState } from './chunk-publisher.js';
 import { connectNats } from './nats-connection.js';
 import { sequenceHeader } from './nats-protocol.js';
 import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
@@ -119,6 +119,77 @@ describe('ChunkPublisher', () => {
     expect(sizes.reduce((total, size) => total + size.chunks, 0)).toBe(turn.length);
     expect(sizes.every((size) => size.chunks === 1 || size.bytes <= maxStoreBytes)).toBe(true);
     await manager.consumers.delete(replayStreamName, consumer.name);
+  });
+
+  /** A client subscribed to a target's reply subject: the chunks it gets, each with its `Harness-Sequence` header (if any). */
+  async function listen(target: ChunkTarget): Promise<{ received: { chunk: UIMessageChunk; sequence?: number }[]; finished: Promise<void> }> {
+    const received: { chunk: UIMessageChunk; sequence?: number }[] = [];
+    const finished = new Promise<void>((resolve) => {
+      connection.subscribe(target.replySubject!, {
+        callback: (_error, message) => {
+          const header = message.headers?.get(sequenceHeader);
+          received.push({ chunk: message.json<UIMessageChunk>(), ...(header ? { sequence: Number(header) } : {}) });
+          if (received.at(-1)!.chunk.type === 'finish') resolve();
+        },
+      });
+    });
+    await connection.flush();
+    return { received, finished };
+  }
+
+  const targetOf = (turnId: string): ChunkTarget => ({ replySubject: createInbox('_INBOX.test'), accountId: 'acc_test', agentId: 'agent', conversationKey: 'stream-state', turnId });
+
+  it('holds a turn that starts while the chunk stream is being prepared, then stores and sends all of it once it is ready', async () => {
+    let state: ChunkStreamState = 'preparing';
+    const publisher = new ChunkPublisher({ connection: () => connection, ready: () => true, streamState: () => state, logger: silentLogger });
+    const target = targetOf('turn_prepared');
+    const client = await listen(target);
+    const turn = chunksOfTurn(20, 6);
+    for (const chunk of turn) publisher.publish(target, chunk);
+    // Nothing is stored yet, so nothing is sent: the first chunk waits for its store. (Whatever
+    // the publisher had sent on this connection would be in before the flush's answer.)
+    await connection.flush();
+    expect(client.received).toEqual([]);
+    expect(publisher.queued()).toBeGreaterThan(0);
+
+    state = 'ready';
+    publisher.resume();
+    await client.finished;
+    await publisher.idle();
+    expect(client.received.map((item) => item.chunk)).toEqual(turn);
+    const base = turnBaseOf(client.received[0]!.sequence!);
+    expect(client.received.map((item) => item.sequence)).toEqual(turn.map((_, index) => chunkSequence(base, index)));
+    expect(await replay(target, 0)).toEqual(client.received);
+  });
+
+  it('sends a turn that waited for a stream that never came unstored and in order, and keeps it unstored when the stream is ready mid-turn', async () => {
+    let state: ChunkStreamState = 'preparing';
+    const publisher = new ChunkPublisher({ connection: () => connection, ready: () => true, streamState: () => state, logger: silentLogger });
+    const waited = targetOf('turn_waited');
+    const later = targetOf('turn_later');
+    const waitedClient = await listen(waited);
+    const laterClient = await listen(later);
+    const waitedTurn = chunksOfTurn(30, 7);
+    for (const chunk of waitedTurn.slice(0, 10)) publisher.publish(waited, chunk);
+
+    // The gateway gave up waiting (or the server has no JetStream): the held chunks go out unstored.
+    state = 'unavailable';
+    publisher.resume();
+    for (const chunk of waitedTurn.slice(10, 20)) publisher.publish(waited, chunk);
+    // The stream is ready now: a turn that starts now is stored; the one that started unstored stays so.
+    state = 'ready';
+    publisher.resume();
+    const laterTurn = chunksOfTurn(10, 8);
+    for (const chunk of laterTurn) publisher.publish(later, chunk);
+    for (const chunk of waitedTurn.slice(20)) publisher.publish(waited, chunk);
+
+    await Promise.all([waitedClient.finished, laterClient.finished]);
+    await publisher.idle();
+    expect(waitedClient.received).toEqual(waitedTurn.map((chunk) => ({ chunk })));
+    expect(laterClient.received.map((item) => item.chunk)).toEqual(laterTurn);
+    expect(laterClient.received.every((item) => item.sequence !== undefined)).toBe(true);
+    expect(await replay(waited, 0)).toEqual([]);
+    expect(await replay(later, 0)).toEqual(laterClient.received);
   });
 
   it('gives up a store whose acknowledgement never comes (sent to a server just before it died), and still delivers the finish', async () => {

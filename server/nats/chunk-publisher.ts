@@ -6,16 +6,26 @@ import { sequenceHeader } from './nats-protocol.js';
 import { turnReplaySubject } from './nats-subjects.js';
 import { chunkHeaders, chunkSequence, type ChunkTarget } from './stream-replay.js';
 
+/** Where the chunk stream is on the current connection (see `ChunkPublisherOptions.streamState`). */
+export type ChunkStreamState = 'ready' | 'preparing' | 'unavailable';
+
 export interface ChunkPublisherOptions {
   /** The live connection, when there is one. */
   connection(): NatsConnection | undefined;
   /** True once the gateway is set up on the current connection. */
   ready(): boolean;
   /**
-   * True when the chunk stream exists on the current connection. While false the chunks go
-   * to the client unstored (an outside server without JetStream); default: always true.
+   * Where the chunk stream is on the current connection (default: always `ready`):
+   * - `ready`: chunks are stored, then sent with their sequence;
+   * - `preparing`: the gateway is creating it: stores wait (so a turn's first chunk, which
+   *   waits for its store, holds its turn back), and go out once it is `ready`;
+   * - `unavailable`: there is none (a server without JetStream, or one that took too long):
+   *   a turn that starts now goes to the client unstored, and the stores that were waiting
+   *   are given up, their chunks delivered unstored, in order. A turn keeps what it started
+   *   with: one that started unstored stays unstored when the stream becomes ready, so a
+   *   client never sees a turn's chunks half with sequences and half without.
    */
-  stored?(): boolean;
+  streamState?(): ChunkStreamState;
   logger: Logger;
   /** Chunks kept while NATS is unreachable; the oldest go first beyond it. Default 50,000. */
   maxQueuedChunks?: number;
@@ -140,7 +150,7 @@ export class ChunkPublisher {
     const item: Chunk = { turn, index: turn.next, data: JSON.stringify(chunk), isFinish: chunk.type === 'finish' };
     turn.next += 1;
     if (chunk.type === 'finish') this.turns.delete(target.turnId);
-    if (!(this.options.stored?.() ?? true) && turn.base === undefined && item.index === 0) turn.base = null;
+    if (this.streamState() === 'unavailable' && turn.base === undefined && item.index === 0) turn.base = null;
     if (item.index === 0 && turn.base === undefined) this.store(item);
     else if (turn.base === undefined) turn.held.push(item);
     else this.release(item);
@@ -261,16 +271,23 @@ export class ChunkPublisher {
     this.stores.unshiftAll(inFlight);
   }
 
+  private streamState(): ChunkStreamState {
+    return this.options.streamState?.() ?? 'ready';
+  }
+
   private flush(): void {
     const connection = this.sendable();
     if (connection === undefined) return;
     // First: a store given up after its timeout releases its turn's chunks to the deliveries.
     this.checkTimeouts();
+    const stream = this.streamState();
+    if (stream === 'unavailable') this.giveUpStores();
     while (this.deliveries.length > 0) {
       const delivery = this.deliveries.shift()!;
       connection.publish(delivery.replySubject, delivery.data, { headers: chunkHeaders(delivery.sequence, delivery.turnId) });
     }
-    if (this.stores.length > 0) {
+    // While the stream is being prepared the stores wait: the gateway resumes once it is ready.
+    if (this.stores.length > 0 && stream === 'ready') {
       // After a failed store nothing is sent for a moment; a wake-up must come when it is over.
       const pause = this.pausedUntil - Date.now();
       if (pause > 0) this.schedule(pause);
@@ -341,6 +358,21 @@ export class ChunkPublisher {
     this.requeueInFlight();
     // The flush that follows every failure schedules the wake-up at the pause's end.
     this.pausedUntil = now + 250;
+  }
+
+  /**
+   * Without a chunk stream nothing can be stored: every waiting store is given up as one that
+   * failed for too long would be, so a turn whose first chunk waited is released unstored (its
+   * held chunks after it) and a turn's finish no longer waits. Stores in flight can only be on
+   * an earlier connection (nothing is sent while the stream is not ready): they go too.
+   */
+  private giveUpStores(): void {
+    if (this.inFlight.size > 0) this.requeueInFlight();
+    while (this.stores.length > 0) {
+      this.warnUnstored('the chunk stream is not available');
+      // May queue the turn's next store (its chunks that came meanwhile): given up in turn.
+      this.acknowledged(this.stores.shift()!, undefined);
+    }
   }
 
   private checkTimeouts(): void {

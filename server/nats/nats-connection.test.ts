@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReconnectBackoff, natsTransportOf, reconnectDelay } from './nats-connection.js';
+import { ReconnectBackoff, natsServerList, natsTransportOf, reconnectDelay } from './nats-connection.js';
 
 describe('natsTransportOf', () => {
   it('maps nats:// and tls:// to TCP, ws:// and wss:// to WebSocket, and refuses the rest', () => {
@@ -7,7 +7,13 @@ describe('natsTransportOf', () => {
     expect(natsTransportOf('TLS://nats.example.com')).toBe('tcp');
     expect(natsTransportOf('ws://127.0.0.1:8080')).toBe('websocket');
     expect(natsTransportOf('wss://nats.example.com')).toBe('websocket');
-    expect(() => natsTransportOf('127.0.0.1:4222')).toThrow(/NATS_URL/);
+    expect(() => natsTransportOf('http://127.0.0.1:4222')).toThrow(/NATS_URL/);
+  });
+
+  it('takes an entry without a scheme as a nats:// server', () => {
+    expect(natsServerList('127.0.0.1:4222, nats://b:4222,c')).toEqual(['nats://127.0.0.1:4222', 'nats://b:4222', 'nats://c']);
+    expect(natsTransportOf('127.0.0.1:4222,127.0.0.1:4223')).toBe('tcp');
+    expect(() => natsTransportOf('127.0.0.1:4222,ws://127.0.0.1:8080')).toThrow(/different transports/);
   });
 });
 

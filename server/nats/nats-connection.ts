@@ -52,12 +52,17 @@ const webSocketFactory: WebSocketFactory = async (url) => ({
   encrypted: url.toLowerCase().startsWith('wss://'),
 });
 
-/** The servers of a NATS URL list: `nats://a:4222, nats://b:4222` gives both, trimmed. */
+/**
+ * The servers of a NATS URL list: `nats://a:4222, nats://b:4222` gives both, trimmed. An
+ * entry without a scheme (`a:4222`, as nats-server's own `--routes` and the `nats` CLI accept)
+ * is a `nats://` server.
+ */
 export function natsServerList(url: string): string[] {
   return url
     .split(',')
     .map((server) => server.trim())
-    .filter((server) => server !== '');
+    .filter((server) => server !== '')
+    .map((server) => (server.includes('://') ? server : `nats://${server}`));
 }
 
 function transportOfOne(url: string): NatsTransport {
@@ -67,10 +72,10 @@ function transportOfOne(url: string): NatsTransport {
   throw new Error(`NATS_URL must start with nats://, tls://, ws:// or wss:// (got ${JSON.stringify(url)}).`);
 }
 
-/** The transport of a NATS URL (or comma-separated list, which must not mix transports); throws on any other scheme. */
+/** The transport of a NATS URL (or comma-separated list, which must not mix transports; an entry without a scheme is `nats://`); throws on any other scheme. */
 export function natsTransportOf(url: string): NatsTransport {
   const transports = new Set(natsServerList(url).map(transportOfOne));
-  if (transports.size === 0) return transportOfOne(url);
+  if (transports.size === 0) throw new Error('NATS_URL lists no server.');
   if (transports.size > 1) throw new Error('NATS_URL lists servers of different transports; use only nats:// (or tls://) URLs, or only ws:// (or wss://) URLs.');
   return [...transports][0]!;
 }

@@ -16,7 +16,7 @@ import { isAccountInbox } from './account-nats-credentials.js';
 import type { NatsLink, NatsLinkState } from './nats-link.js';
 import { authorizationHeader } from './nats-protocol.js';
 import { chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
-import { ChunkPublisher } from './chunk-publisher.js';
+import { ChunkPublisher, type ChunkStreamState } from './chunk-publisher.js';
 import { JetStreamChunkLog } from './jetstream-chunk-log.js';
 import { defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
 
@@ -32,6 +32,12 @@ export interface NatsGatewayOptions {
   retention?: ReplayRetention;
   /** A replay answer ends after this long without a new chunk. Default 5 minutes. */
   replayIdleTimeoutMilliseconds?: number;
+  /**
+   * How long turns wait for the chunk stream on a new connection before they go unstored
+   * (until it is ready). Default 3 s: creating it takes well under a second on a healthy
+   * server, but a cluster that cannot give it 3 replicas is asked for up to 15 s.
+   */
+  streamWaitMilliseconds?: number;
 }
 
 /**
@@ -40,7 +46,10 @@ export interface NatsGatewayOptions {
  * continuations after async tools on the reply subject stored with the dispatch rows.
  */
 export interface NatsGateway {
-  /** `connected` only once the subscriptions are in place on the current connection. */
+  /**
+   * `connected` only once the subscriptions are in place on the current connection and the
+   * chunk stream is ready or given up (`streamWaitMilliseconds` at most after the subscriptions).
+   */
   state(): NatsLinkState;
   /** The chunk stream as the core's chunk log: SSE turns are stored and resumed through it. */
   chunkLog: ChunkLog;
@@ -51,6 +60,7 @@ export interface NatsGateway {
 }
 
 const closeWaitMilliseconds = 5_000;
+const defaultStreamWaitMilliseconds = 3_000;
 /** How often a replay that failed before sending anything is tried. */
 const replayAttempts = 3;
 
@@ -93,11 +103,12 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   const subscriptions: Subscription[] = [];
   const replays = new Set<AbortController>();
   const running = new Set<Promise<void>>();
-  let storedOn: NatsConnection | undefined;
+  /** The chunk stream on the connection it is prepared for; `settled` once it is ready or given up. */
+  let stream: { connection: NatsConnection; state: ChunkStreamState; settled: Promise<void> } | undefined;
   const publisher = new ChunkPublisher({
     connection: () => link.current(),
     ready: () => readyOn !== undefined && readyOn === link.current(),
-    stored: () => storedOn !== undefined && storedOn === link.current(),
+    streamState: () => (stream !== undefined && stream.connection === link.current() ? stream.state : 'unavailable'),
     logger,
     // A store of several chunks must fit in one stream message.
     maxStoreBytes: Math.min(64 * 1024, (options.retention ?? defaultReplayRetention).maxMessageBytes),
@@ -166,6 +177,10 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
       connection.publish(replySubject, '', { headers: replayEndHeaders(0) });
       return;
     }
+    // A replay right after a new connection waits for the stream, as turns do (a missing one is answered as such).
+    if (stream?.connection === connection && stream.state === 'preparing') {
+      await Promise.race([stream.settled, sleep(options.streamWaitMilliseconds ?? defaultStreamWaitMilliseconds, undefined, { ref: false })]);
+    }
     const abort = new AbortController();
     replays.add(abort);
     let sent = 0;
@@ -218,16 +233,42 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     track(work.catch((error: unknown) => log('error', { subject: message.subject, error: (error as Error).message }, 'a NATS request failed')));
   }
 
-  async function subscribe(connection: NatsConnection): Promise<void> {
-    if (closed) return;
-    // Without JetStream (an outside server that lacks it) the gateway still answers; only replay is lost.
-    await ensureReplayStream(connection, options.retention ?? defaultReplayRetention).then(
+  /**
+   * Creates (or updates) the chunk stream on a new connection, in the background: requests are
+   * answered meanwhile. Turns that start while it is being prepared wait for it (their first
+   * chunk waits for its store anyway), for `streamWaitMilliseconds` at most; after that, or when
+   * the server has no JetStream, turns go to the client unstored until it is ready.
+   */
+  function prepareStream(connection: NatsConnection): void {
+    const entry: NonNullable<typeof stream> = { connection, state: 'preparing', settled: Promise.resolve() };
+    stream = entry;
+    const patience = setTimeout(() => {
+      if (entry.state !== 'preparing') return;
+      entry.state = 'unavailable';
+      log('warn', {}, 'the replay stream is not ready yet; chunks go unstored until it is');
+      publisher.resume();
+    }, options.streamWaitMilliseconds ?? defaultStreamWaitMilliseconds);
+    patience.unref();
+    entry.settled = ensureReplayStream(connection, options.retention ?? defaultReplayRetention).then(
       (replicas) => {
-        storedOn = connection;
+        entry.state = 'ready';
         log('info', { replicas }, 'the replay stream is ready');
       },
-      (error: unknown) => log('warn', { error: (error as Error).message }, 'could not create the replay stream; chunks are sent without replay'),
+      (error: unknown) => {
+        entry.state = 'unavailable';
+        // Without JetStream (an outside server that lacks it) the gateway still answers; only replay is lost.
+        if (!closed) log('warn', { error: (error as Error).message }, 'could not create the replay stream; chunks are sent without replay');
+      },
     );
+    void entry.settled.finally(() => {
+      clearTimeout(patience);
+      publisher.resume();
+    });
+  }
+
+  async function subscribe(connection: NatsConnection): Promise<void> {
+    if (closed) return;
+    prepareStream(connection);
     for (const wildcard of [chatRequestWildcard, replayRequestWildcard]) {
       subscriptions.push(connection.subscribe(wildcard, { queue: gatewayQueueGroup, callback: (error, message) => (error ? log('warn', { error: error.message }, 'gateway subscription error') : handle(message)) }));
     }
@@ -273,7 +314,10 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
       const linkState = link.state();
       if (linkState !== 'connected') return linkState;
       const current = link.current();
-      return current !== undefined && current === readyOn ? 'connected' : 'disconnected';
+      if (current === undefined || current !== readyOn) return 'disconnected';
+      // Requests are answered already; `connected` waits for the chunk stream too (ready, or given
+      // up: 3 s at most), so a client that saw it finds the stream there on a healthy server.
+      return stream?.connection === current && stream.state === 'preparing' ? 'disconnected' : 'connected';
     },
     idle: async () => {
       while (running.size > 0) await Promise.allSettled([...running]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentIdPlaceholder, isFinalChunk, subjectForAgent } from './nats-protocol.js';
+import { agentIdPlaceholder, isFinalChunk, natsAuthenticationOf, subjectForAgent } from './nats-protocol.js';
 
 describe('NATS chat protocol', () => {
   it('treats every finish but waiting_async_tools as the end of a stream', () => {
@@ -12,5 +12,12 @@ describe('NATS chat protocol', () => {
 
   it('fills the agent into a subject template', () => {
     expect(subjectForAgent(`harness.v1.acc_1.${agentIdPlaceholder}.chat`, 'agent-1')).toBe('harness.v1.acc_1.agent-1.chat');
+  });
+
+  it('connects with what a credentials view gives: a signed JWT, a user, the operator\'s token, or nothing', () => {
+    expect(natsAuthenticationOf({ user: 'account-a', password: 'SUSEED', jwt: 'eyJ' })).toEqual({ jwt: 'eyJ', seed: 'SUSEED' });
+    expect(natsAuthenticationOf({ user: 'account-a', password: 'derived', jwt: null })).toEqual({ user: 'account-a', password: 'derived' });
+    expect(natsAuthenticationOf({ user: null, password: null, jwt: null }, 'operator-token')).toEqual({ token: 'operator-token' });
+    expect(natsAuthenticationOf({ user: null, password: null, jwt: null })).toEqual({});
   });
 });

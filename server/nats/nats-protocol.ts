@@ -34,25 +34,41 @@ export function subjectForAgent(template: string, agentId: string): string {
   return template.replace(agentIdPlaceholder, agentId);
 }
 
+/**
+ * How clients authenticate to the NATS servers, as `GET /accounts/me/nats` says:
+ * - `jwt`: the servers the service runs itself (or `NATS_AUTH=jwt`): `jwt` is a user JWT the
+ *   service signed for the account and `password` its nkey seed;
+ * - `password`: an operator's server with a users list (the service connects as a user given in
+ *   `NATS_URL`): `user` and `password` are the account's derived credentials, which the operator
+ *   configures on the servers (docs/scale-out.md);
+ * - `token`: the servers take a token (the service connects with `NATS_TOKEN`): the token is the
+ *   operator's to hand out, the service does not (it opens every subject); `user` and `password` are null;
+ * - `none`: the servers ask for no credentials: connect with none;
+ * - `operator`: the servers take users their operator signs (nsc): the operator hands them out.
+ */
+export type NatsAuthenticationMode = 'jwt' | 'password' | 'token' | 'none' | 'operator';
+
 /** What `GET /accounts/me/nats` hands an account: everything a client needs to chat over NATS. */
 export interface NatsCredentialsView {
+  /** How to authenticate: which of the fields below apply, or whose credentials are needed instead. */
+  authentication: NatsAuthenticationMode;
   /** The TCP URL (`nats://`), when the service knows one. */
   url: string | null;
   /** The WebSocket URL (`ws://`), what a browser (and `harness chat --transport nats`) uses. */
   websocketUrl: string | null;
-  /** `account-<accountId>`. */
-  user: string;
+  /** `account-<accountId>` (`jwt`, `password`); null when the service has no credentials to give. */
+  user: string | null;
   /**
    * The secret half of the credentials. With `jwt` (the servers the service runs itself,
    * decentralized authentication): the user's nkey seed, which signs the server's nonce.
-   * Without (an operator's own server): the password of user `user`.
+   * With `password` (an operator's users list): the password of user `user`. Otherwise null.
    */
-  password: string;
-  /** The user JWT, signed by the service's account key; null when the server uses passwords. */
+  password: string | null;
+  /** The user JWT, signed by the service's account key; null when the service does not sign users. */
   jwt: string | null;
   /** `jwt` and the seed as a standard `.creds` file (for `nats --creds`); null without `jwt`. */
   creds: string | null;
-  /** Pass as the client's `inboxPrefix`: the account may only subscribe below it. */
+  /** Pass as the client's `inboxPrefix`: the account may only subscribe below it, and the service answers only there. */
   inboxPrefix: string;
   /** `harness.v1.<accountId>.{agentId}.chat`: replace `{agentId}`. */
   chatSubject: string;
@@ -62,9 +78,18 @@ export interface NatsCredentialsView {
   replySubject: string;
 }
 
-/** How a client authenticates with a credentials view: a JWT and its seed, or user and password. */
-export function natsAuthenticationOf(view: Pick<NatsCredentialsView, 'user' | 'password' | 'jwt'>): { jwt: string; seed: string } | { user: string; password: string } {
-  return view.jwt === null ? { user: view.user, password: view.password } : { jwt: view.jwt, seed: view.password };
+/**
+ * How a client authenticates with a credentials view: a JWT and its seed, or user and password;
+ * on servers that take a token (`authentication: "token"`), the operator's `token` when the
+ * client has one; otherwise nothing.
+ */
+export function natsAuthenticationOf(
+  view: Pick<NatsCredentialsView, 'user' | 'password' | 'jwt'>,
+  token?: string,
+): { jwt: string; seed: string } | { user: string; password: string } | { token: string } | Record<string, never> {
+  if (view.jwt !== null && view.password !== null) return { jwt: view.jwt, seed: view.password };
+  if (view.user !== null && view.password !== null) return { user: view.user, password: view.password };
+  return token === undefined || token === '' ? {} : { token };
 }
 
 /** The body of a replay request: the chunks of a conversation after `afterSequence` (0: all that are kept). */

@@ -5,7 +5,7 @@ import { accountNatsCredentials } from './account-nats-credentials.js';
 import { createNatsAuthority, issueAccountUser, type NatsAuthority } from './nats-authority.js';
 import { createNatsGateway, type NatsGateway } from './nats-gateway.js';
 import { createNatsLink, type NatsLink, type NatsLinkState } from './nats-link.js';
-import { agentIdPlaceholder, type NatsCredentialsView } from './nats-protocol.js';
+import { agentIdPlaceholder, type NatsAuthenticationMode, type NatsCredentialsView } from './nats-protocol.js';
 import { NatsServerBinaryMissingError } from './nats-server-binary.js';
 import { serviceNatsUser } from './nats-server-config.js';
 import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
@@ -40,6 +40,21 @@ export interface StartNatsServiceOptions {
 /** A secret for one NATS purpose, derived from the admin secret with HKDF-SHA256: nothing more to store. */
 export function deriveNatsSecret(adminSecret: string, purpose: 'stage-secret'): string {
   return Buffer.from(hkdfSync('sha256', adminSecret, 'harness-nats-v1', purpose, 32)).toString('base64url');
+}
+
+/**
+ * How clients authenticate, from how the service itself does: the servers it runs (or trusts
+ * with `NATS_AUTH=jwt`) take the users it signs; an operator's server takes what the service
+ * connects with: a users list (a user in `NATS_URL`, derived passwords for accounts), a token,
+ * users the operator signs, or nothing.
+ */
+function authenticationMode(settings: Exclude<NatsSettings, { mode: 'disabled' }>, signs: boolean): NatsAuthenticationMode {
+  if (signs) return 'jwt';
+  if (settings.mode !== 'external') return 'none';
+  if (settings.jwt !== undefined) return 'operator';
+  if (settings.user !== undefined) return 'password';
+  if (settings.token !== undefined) return 'token';
+  return 'none';
 }
 
 function disabledService(): NatsService {
@@ -97,18 +112,22 @@ export async function startNatsService(options: StartNatsServiceOptions): Promis
         ? { url: null, websocketUrl: settings.url }
         : { url: settings.mode === 'external' ? settings.url : null, websocketUrl: null };
   const signer = authority;
+  const authentication = authenticationMode(settings, signer !== undefined);
   let closing: Promise<void> | undefined;
   return {
     state: () => gateway.state(),
     async credentials(accountId: string): Promise<NatsCredentialsView> {
       const credentials = accountNatsCredentials(stageSecret, accountId);
       const secret =
-        signer === undefined
-          ? { password: credentials.password, jwt: null, creds: null }
-          : await issueAccountUser(signer, accountId).then((user) => ({ password: user.seed, jwt: user.jwt, creds: user.creds }));
+        signer !== undefined
+          ? await issueAccountUser(signer, accountId).then((user) => ({ user: credentials.user, password: user.seed, jwt: user.jwt, creds: user.creds }))
+          : authentication === 'password'
+            ? { user: credentials.user, password: credentials.password, jwt: null, creds: null }
+            : // An operator's token or users: the service has nothing to give (its own token opens every subject).
+              { user: null, password: null, jwt: null, creds: null };
       return {
+        authentication,
         ...urls,
-        user: credentials.user,
         ...secret,
         inboxPrefix: credentials.inboxPrefix,
         chatSubject: `${credentials.subjectPrefix}.${agentIdPlaceholder}.chat`,

@@ -39,4 +39,18 @@ describe('readNatsSettings with a cluster', () => {
     expect(readNatsSettings({ NATS_URL: 'nats://a:4222,nats://b:4222', NATS_AUTH: 'jwt' })).toEqual({ mode: 'external', url: 'nats://a:4222,nats://b:4222', transport: 'tcp', authentication: 'jwt' });
     expect(() => readNatsSettings({ NATS_URL: 'nats://a:4222', NATS_AUTH: 'password' })).toThrow(/NATS_AUTH/);
   });
+
+  it('reads servers given as host:port, as nats-server and its clients accept them', () => {
+    expect(readNatsSettings({ NATS_URL: '127.0.0.1:4222,127.0.0.1:4223, nats://127.0.0.1:4224' })).toEqual({
+      mode: 'external',
+      url: 'nats://127.0.0.1:4222,nats://127.0.0.1:4223,nats://127.0.0.1:4224',
+      transport: 'tcp',
+    });
+  });
+
+  it('takes user information without a password as a token; NATS_TOKEN wins over it', () => {
+    expect(readNatsSettings({ NATS_URL: 'nats://s3cr%40t@a:4222,nats://s3cr%40t@b:4222' })).toEqual({ mode: 'external', url: 'nats://a:4222,nats://b:4222', transport: 'tcp', token: 's3cr@t' });
+    expect(readNatsSettings({ NATS_URL: 'tok@a:4222' })).toEqual({ mode: 'external', url: 'nats://a:4222', transport: 'tcp', token: 'tok' });
+    expect(readNatsSettings({ NATS_URL: 'nats://from-url@a:4222', NATS_TOKEN: 'from-env' })).toEqual({ mode: 'external', url: 'nats://a:4222', transport: 'tcp', token: 'from-env' });
+  });
 });

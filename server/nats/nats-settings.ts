@@ -12,7 +12,7 @@ export interface ExternalNatsSettings {
   /** One server, or several of one cluster comma-separated: the client picks one and fails over to the others. */
   url: string;
   transport: NatsTransport;
-  /** `NATS_TOKEN`, sent as token authentication. */
+  /** `NATS_TOKEN` (else a token in `NATS_URL`: `nats://<token>@host:4222`), sent as token authentication. */
   token?: string;
   /**
    * From `NATS_URL`'s user information (`nats://harness-service:<password>@host:4222`), for
@@ -53,8 +53,14 @@ export interface EmbeddedNatsSettings {
 
 export type NatsSettings = DisabledNatsSettings | ExternalNatsSettings | EmbeddedNatsSettings;
 
-function withoutUserInformation(url: string): { url: string; user?: string; password?: string } {
-  let credentials: { user: string; password: string } | undefined;
+/**
+ * The servers of `NATS_URL` without their user information, and the credentials it carried:
+ * `nats://user:password@host` is a user and password, `nats://token@host` (user information
+ * without a password) a token, as nats-server's own clients read it. The first server that
+ * carries any gives them.
+ */
+function withoutUserInformation(url: string): { url: string; user?: string; password?: string; token?: string } {
+  let credentials: { user: string; password: string } | { token: string } | undefined;
   const servers = natsServerList(url).map((server) => {
     let parsed: URL;
     try {
@@ -63,7 +69,9 @@ function withoutUserInformation(url: string): { url: string; user?: string; pass
       throw new Error('NATS_URL is not a valid URL (or comma-separated list of URLs).');
     }
     if (parsed.username === '' && parsed.password === '') return server;
-    credentials ??= { user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
+    const user = decodeURIComponent(parsed.username);
+    const password = decodeURIComponent(parsed.password);
+    credentials ??= password === '' ? { token: user } : { user, password };
     parsed.username = '';
     parsed.password = '';
     return parsed.toString().replace(/\/$/, '');
@@ -84,6 +92,7 @@ export function readNatsSettings(environment: NodeJS.ProcessEnv = process.env): 
     const transport = natsTransportOf(url);
     const authentication = environment.NATS_AUTH?.trim() || 'token';
     if (authentication !== 'jwt' && authentication !== 'token') throw new Error(`NATS_AUTH must be jwt or token (got ${JSON.stringify(authentication)}).`);
+    // NATS_TOKEN wins over a token in the URL.
     return {
       mode: 'external',
       transport,

@@ -1,6 +1,6 @@
 import { headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstream, jetstreamManager, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { isFinalChunk, type NatsReplayRequest, replayEndHeader, replaySubjectRoot, sequenceHeader, turnIdHeader } from './nats-protocol.js';
 import { conversationReplaySubject, turnReplaySubject } from './nats-subjects.js';
 
@@ -32,14 +32,47 @@ export const defaultReplayRetention: ReplayRetention = {
 /** The replicas the chunk stream asks for in a cluster of at least three servers. */
 export const clusteredReplicas = 3;
 
+/** The server the service is connected to runs without JetStream: there is no chunk stream, so no replay. */
+export class JetStreamNotEnabledError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JetStreamNotEnabledError';
+  }
+}
+
+/** `JetStream not enabled for account` (10039) and `JetStream not enabled` (10076). */
+const jetStreamDisabledCodes = new Set([10039, 10076]);
+
+/**
+ * True for an answer that says JetStream is off for the service's account or server ("no
+ * responders" on the API, `JetStream not enabled`): asking again changes nothing. Unlike "JetStream
+ * system temporarily unavailable" or "insufficient resources" (also status 503), which a
+ * cluster that is still electing its leaders or learning its peers gives for a while.
+ */
+export function isJetStreamDisabledError(error: unknown): boolean {
+  // The client's `JetStreamNotEnabled` (not exported by @nats-io/jetstream) is known by its name.
+  if (error instanceof Error && (error.name === 'JetStreamNotEnabled' || error instanceof JetStreamNotEnabledError)) return true;
+  if (error instanceof JetStreamApiError && jetStreamDisabledCodes.has(error.code)) return true;
+  return /jetstream (is )?not enabled/i.test((error as Error | undefined)?.message ?? '');
+}
+
 /**
  * Creates the chunk stream, or brings an existing one to this retention, and returns its
  * replica count. On a cluster (the server names one) the stream keeps 3 replicas, so losing
  * one server loses no chunk; where the cluster has fewer servers than that nats-server refuses,
- * and the stream keeps 1.
+ * and the stream keeps 1. Other failures are asked again for up to 15 s. A server without
+ * JetStream (its INFO says so, or the API says it is not enabled) fails at once: on a cluster
+ * without JetStream the API requests are not even refused, they time out.
  */
 export async function ensureReplayStream(connection: NatsConnection, retention: ReplayRetention = defaultReplayRetention): Promise<number> {
-  const manager = await jetstreamManager(connection);
+  if (connection.info !== undefined && connection.info.jetstream !== true) {
+    throw new JetStreamNotEnabledError('the NATS server runs without JetStream (nats-server -js, or jetstream {} in its config)');
+  }
+  // No account-info round trip first: on a cluster still electing its JetStream leader it fails
+  // like any other call, and the calls below are retried. A cluster drops the API requests that
+  // come before its leader is elected (a fraction of a second after it starts), so they time out
+  // sooner than the client's default 5 s, and are asked again.
+  const manager = await jetstreamManager(connection, { checkAPI: false, timeout: apiTimeoutMilliseconds });
   const config = {
     subjects: [`${replaySubjectRoot}.>`],
     retention: RetentionPolicy.Limits,
@@ -53,15 +86,17 @@ export async function ensureReplayStream(connection: NatsConnection, retention: 
   };
   const clustered = connection.info?.cluster !== undefined && connection.info.cluster !== '';
   // Right after a cluster starts, JetStream may not know every peer yet and refuse 3 replicas
-  // for a while ("insufficient resources"): keep asking before settling for 1.
-  const deadline = Date.now() + (clustered ? clusterPatienceMilliseconds : 0);
+  // for a while ("insufficient resources"): keep asking before settling for 1. A busy server may
+  // let a request time out: asked again too.
+  const deadline = Date.now() + patienceMilliseconds;
   for (;;) {
     const replicas = clustered ? clusteredReplicas : 1;
     try {
       return await putReplayStream(manager, config, replicas);
     } catch (error) {
-      if (!clustered) throw error;
+      if (isJetStreamDisabledError(error)) throw error;
       if (Date.now() >= deadline) {
+        if (!clustered) throw error;
         await putReplayStream(manager, config, 1).catch(() => {
           throw error;
         });
@@ -72,8 +107,11 @@ export async function ensureReplayStream(connection: NatsConnection, retention: 
   }
 }
 
-/** How long a gateway on a cluster keeps asking for 3 replicas. */
-const clusterPatienceMilliseconds = 15_000;
+/** How long one JetStream API request of `ensureReplayStream` may take. */
+const apiTimeoutMilliseconds = 1_000;
+
+/** How long a gateway keeps asking (on a cluster: for 3 replicas, before it settles for 1). */
+const patienceMilliseconds = 15_000;
 
 async function putReplayStream(manager: JetStreamManager, config: Partial<StreamConfig>, replicas: number): Promise<number> {
   let exists = true;

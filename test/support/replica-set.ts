@@ -20,7 +20,13 @@ export interface ReplicaSet {
  * as soon as its presence lock is gone (`DeadOwnerSweeper`), not when the lease runs out; short
  * polls so the others notice within a second.
  */
-export async function startReplicaSet(databaseUrl: string, count: number, environment: Record<string, string> = {}): Promise<ReplicaSet> {
+export async function startReplicaSet(
+  databaseUrl: string,
+  count: number,
+  environment: Record<string, string> = {},
+  /** What differs between replicas (a `NATS_URL` listing the servers in another order, say), by index. */
+  environmentOf: (index: number) => Record<string, string> = () => ({}),
+): Promise<ReplicaSet> {
   const root = await temporaryFolder('harness-replicas-');
   const bucket = `${root.path}/bucket`;
   await mkdir(bucket, { recursive: true });
@@ -38,7 +44,7 @@ export async function startReplicaSet(databaseUrl: string, count: number, enviro
   const replicas: ServiceProcess[] = [];
   try {
     // One after another: the first migrates the schema, the others find it done.
-    for (const folder of folders) replicas.push(await startServiceProcess(folder, shared));
+    for (const [index, folder] of folders.entries()) replicas.push(await startServiceProcess(folder, { ...shared, ...environmentOf(index) }));
   } catch (error) {
     await Promise.allSettled(replicas.map((replica) => replica.stop()));
     await root.remove();
@@ -52,7 +58,7 @@ export async function startReplicaSet(databaseUrl: string, count: number, enviro
       await replicas[index]!.killHard();
     },
     restart: async (index) => {
-      replicas[index] = await startServiceProcess(folders[index]!, shared);
+      replicas[index] = await startServiceProcess(folders[index]!, { ...shared, ...environmentOf(index) });
       stopped.delete(index);
     },
     close: async () => {

@@ -13,12 +13,19 @@ const nullableString = { type: ['string', 'null'] } as const;
 const natsCredentialsView = {
   type: 'object',
   description: "What the account needs to chat over NATS, its secret included (never stored; shown to the holder of the account's secret).",
-  required: ['url', 'websocketUrl', 'user', 'password', 'jwt', 'creds', 'inboxPrefix', 'chatSubject', 'replaySubject', 'replySubject'],
+  required: ['authentication', 'url', 'websocketUrl', 'user', 'password', 'jwt', 'creds', 'inboxPrefix', 'chatSubject', 'replaySubject', 'replySubject'],
   properties: {
+    authentication: {
+      type: 'string',
+      enum: ['jwt', 'password', 'token', 'none', 'operator'],
+      description:
+        'jwt: connect with `jwt` and its seed (`password`), signed by the service. password: connect as `user` with `password`. ' +
+        "token: the servers take a token their operator hands out (not the service). none: the servers ask for no credentials. operator: the servers take users their operator signs (nsc).",
+    },
     url: nullableString,
     websocketUrl: nullableString,
-    user: { type: 'string' },
-    password: { type: 'string' },
+    user: nullableString,
+    password: nullableString,
     jwt: nullableString,
     creds: nullableString,
     inboxPrefix: { type: 'string' },
@@ -31,8 +38,9 @@ const natsCredentialsView = {
 /**
  * `GET /accounts/me/nats`: what the account needs to chat over NATS, its secret included
  * (a freshly signed user JWT and its seed, or a derived password; never stored; shown to
- * the holder of the account secret, as `POST /accounts` shows the secret). 404 when NATS is
- * disabled.
+ * the holder of the account secret, as `POST /accounts` shows the secret). On an operator's
+ * servers that take a token, or no credentials, there is no secret to give: `authentication`
+ * says so. 404 when NATS is disabled.
  */
 export function registerNatsCredentialsRoutes(app: FastifyInstance, core: HarnessCore, provider: NatsCredentialsProvider | undefined): void {
   requireAccount(app, core, (scope) => {
