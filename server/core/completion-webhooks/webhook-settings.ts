@@ -1,3 +1,5 @@
+import { integerSetting } from '../integer-setting.js';
+
 /** How completion webhooks are sent and retried (the operator's `HARNESS_WEBHOOK_*` settings). */
 export interface WebhookSettings {
   /** `HARNESS_WEBHOOK_TIMEOUT_MS` (default 10000): one attempt's bound, connection to last byte of the answer's headers. */
@@ -23,16 +25,6 @@ export const defaultWebhookSettings: WebhookSettings = {
   retryMaxMs: 1_800_000,
   sweepMs: 60_000,
 };
-
-function integerSetting(environment: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number, maximum: number): number {
-  const raw = environment[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < minimum || value > maximum) {
-    throw new Error(`${name} must be an integer from ${minimum} to ${maximum} (got ${JSON.stringify(raw)}).`);
-  }
-  return value;
-}
 
 /** Reads the `HARNESS_WEBHOOK_*` variables over the defaults; a bad value is a start error naming the variable. */
 export function webhookSettingsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): WebhookSettings {

@@ -1,3 +1,5 @@
+import { integerSetting } from '../integer-setting.js';
+
 /** How the service talks to accounts' MCP servers (the operator's `HARNESS_MCP_*` settings). */
 export interface McpSettings {
   /** `HARNESS_MCP_CALL_TIMEOUT_MS` (default 30000): one tool call's bound; past it the model gets a tool error. */
@@ -23,16 +25,6 @@ export const defaultMcpSettings: McpSettings = {
   idleCloseMs: 15_000,
   maxConnections: 64,
 };
-
-function integerSetting(environment: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number, maximum: number): number {
-  const raw = environment[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < minimum || value > maximum) {
-    throw new Error(`${name} must be an integer from ${minimum} to ${maximum} (got ${JSON.stringify(raw)}).`);
-  }
-  return value;
-}
 
 /** Reads the `HARNESS_MCP_*` variables over the defaults; a bad value is a start error naming the variable. */
 export function mcpSettingsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): McpSettings {

@@ -1,3 +1,5 @@
+import { integerSetting } from '../../integer-setting.js';
+
 /** Timings of the coordination between replicas on PostgreSQL. */
 export interface CoordinationSettings {
   /** `HARNESS_LEASE_MS`: how long a claimed job or a held conversation lock stays a replica's without a heartbeat (default 30 s); work of a dead replica is taken over after it. */
@@ -12,19 +14,12 @@ export interface CoordinationSettings {
 
 export const defaultCoordinationSettings: Required<CoordinationSettings> = { leaseMs: 30_000, jobPollMs: 500, cronResyncMs: 5_000, cancelPollMs: 1_000 };
 
-function milliseconds(name: string, value: string | undefined, fallback: number, minimum: number): number {
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < minimum || parsed > 3_600_000) throw new Error(`${name} must be a whole number of milliseconds from ${minimum} to 3600000 (got ${JSON.stringify(value)}).`);
-  return parsed;
-}
-
 export function coordinationSettingsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): CoordinationSettings {
   return {
     // A heartbeat every third of the lease: a lease survives two missed beats.
-    leaseMs: milliseconds('HARNESS_LEASE_MS', environment.HARNESS_LEASE_MS, defaultCoordinationSettings.leaseMs, 1_000),
-    jobPollMs: milliseconds('HARNESS_JOB_POLL_MS', environment.HARNESS_JOB_POLL_MS, defaultCoordinationSettings.jobPollMs, 10),
-    cronResyncMs: milliseconds('HARNESS_CRON_RESYNC_MS', environment.HARNESS_CRON_RESYNC_MS, defaultCoordinationSettings.cronResyncMs, 100),
-    cancelPollMs: milliseconds('HARNESS_CANCEL_POLL_MS', environment.HARNESS_CANCEL_POLL_MS, defaultCoordinationSettings.cancelPollMs, 50),
+    leaseMs: integerSetting(environment, 'HARNESS_LEASE_MS', defaultCoordinationSettings.leaseMs, 1_000, 3_600_000),
+    jobPollMs: integerSetting(environment, 'HARNESS_JOB_POLL_MS', defaultCoordinationSettings.jobPollMs, 10, 3_600_000),
+    cronResyncMs: integerSetting(environment, 'HARNESS_CRON_RESYNC_MS', defaultCoordinationSettings.cronResyncMs, 100, 3_600_000),
+    cancelPollMs: integerSetting(environment, 'HARNESS_CANCEL_POLL_MS', defaultCoordinationSettings.cancelPollMs, 50, 3_600_000),
   };
 }

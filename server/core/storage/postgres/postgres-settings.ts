@@ -1,3 +1,4 @@
+import { integerSetting } from '../../integer-setting.js';
 import { defaultPoolSize } from './postgres-storage.js';
 
 /** PostgreSQL storage as the operator configured it. */
@@ -24,13 +25,7 @@ export function postgresSettingsFromEnvironment(environment: NodeJS.ProcessEnv =
     throw new Error('HARNESS_DATABASE_URL must be a URL like postgres://user:password@host:5432/database.');
   }
   if (protocol !== 'postgres:' && protocol !== 'postgresql:') throw new Error(`HARNESS_DATABASE_URL must start with postgres:// (got ${protocol}//).`);
-  const size = environment.HARNESS_DATABASE_POOL_SIZE;
-  const poolSize = size === undefined || size === '' ? defaultPoolSize : Number(size);
-  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) throw new Error(`HARNESS_DATABASE_POOL_SIZE must be a whole number from 1 to 1000 (got ${JSON.stringify(size)}).`);
-  const wait = environment.HARNESS_DATABASE_WAIT_MS;
-  const startWaitMilliseconds = wait === undefined || wait === '' ? 30_000 : Number(wait);
-  if (!Number.isInteger(startWaitMilliseconds) || startWaitMilliseconds < 0 || startWaitMilliseconds > 3_600_000) {
-    throw new Error(`HARNESS_DATABASE_WAIT_MS must be a whole number of milliseconds from 0 to 3600000 (got ${JSON.stringify(wait)}).`);
-  }
+  const poolSize = integerSetting(environment, 'HARNESS_DATABASE_POOL_SIZE', defaultPoolSize, 1, 1000);
+  const startWaitMilliseconds = integerSetting(environment, 'HARNESS_DATABASE_WAIT_MS', 30_000, 0, 3_600_000);
   return { connectionString, poolSize, startWaitMilliseconds };
 }
