@@ -9,11 +9,13 @@ import { natsAuthenticationOf, type NatsCredentialsView } from '../server/nats/n
 import { findNatsServerBinary } from '../server/nats/nats-server-binary.js';
 import { chatSubject, replayRequestSubject } from '../server/nats/nats-subjects.js';
 import { replayStreamName } from '../server/nats/stream-replay.js';
+import { requestJson } from './support/json-request.js';
 import { finishStatus, TestInbox, textOf, type ReceivedChunk } from './support/nats-stack.js';
 import { startPlainNatsCluster, type PlainNatsCluster } from './support/plain-nats-cluster.js';
 import { startRecordingWorker } from './support/recording-worker.js';
 import { startReplicaSet, type ReplicaSet } from './support/replica-set.js';
 import { postgresForThisFile, randomSchemaName } from './support/test-postgres.js';
+import { waitUntil } from './support/wait-until.js';
 
 /**
  * Three `harness serve` replicas on PostgreSQL, in front of a NATS cluster started the way an
@@ -41,24 +43,9 @@ beforeAll(async () => {
   if (!postgresInstalled()) throw new Error("This test needs PostgreSQL: install Debian's postgresql package (apt-get install -y postgresql) or set HARNESS_POSTGRES_BIN.");
 });
 
-async function json(url: string, init: { method?: string; secret?: string; body?: unknown } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.secret ? { authorization: `Bearer ${init.secret}` } : {}) },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
 /** Resolves once the agent service's `GET /` says its gateway is subscribed. */
 async function waitForNats(agentUrl: string): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    const state = (await json(`${agentUrl}/`)).body.nats;
-    if (state === 'connected') return;
-    if (attempt >= 200) throw new Error(`the replica at ${agentUrl} says nats: ${String(state)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitUntil(`the replica at ${agentUrl} to say nats: connected`, async () => ((await requestJson(`${agentUrl}/`)).body.nats === 'connected' ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
 }
 
 /** The servers rotated by `index`: each replica lists them in another order. */
@@ -81,22 +68,22 @@ async function startPlainSet(options: { token?: string; schema: string; model: F
     );
     for (const replica of replicas.replicas) await waitForNats(replica.agentUrl);
     const [first, second, third] = replicas.replicas as [ReplicaSet['replicas'][number], ReplicaSet['replicas'][number], ReplicaSet['replicas'][number]];
-    const account = await json(`${first.accountUrl}/accounts`, { method: 'POST', body: { username: 'plain-cluster-user', description: 'made through replica 0' } });
+    const account = await requestJson(`${first.accountUrl}/accounts`, { method: 'POST', body: { username: 'plain-cluster-user', description: 'made through replica 0' } });
     expect(account.status).toBe(201);
     const secret = String(account.body.secret);
     const provider = { openai: { apiKey: modelKey, baseURL: options.model.baseURL, model: 'fixture-model', api: 'responses' } };
-    expect((await json(`${second.accountUrl}/accounts/me/agents/echo`, { method: 'PUT', secret, body: { config: { provider } } })).status).toBe(201);
-    const dispatcher = await json(`${second.accountUrl}/accounts/me/agents/dispatcher`, {
+    expect((await requestJson(`${second.accountUrl}/accounts/me/agents/echo`, { method: 'PUT', secret, body: { config: { provider } } })).status).toBe(201);
+    const dispatcher = await requestJson(`${second.accountUrl}/accounts/me/agents/dispatcher`, {
       method: 'PUT',
       secret,
       // The worker completes at replica 2: the continuation is settled away from the replica that ran the turn (most of the time).
       body: { config: { provider, tools: { test_external_async: { async: true, execution: 'external-dispatch', completionBaseUrl: third.agentUrl, completionBearerToken: secret, workerUrl: options.workerUrl } } } },
     });
     expect(dispatcher.status).toBe(201);
-    const credentials = await json(`${third.accountUrl}/accounts/me/nats`, { secret });
+    const credentials = await requestJson<NatsCredentialsView>(`${third.accountUrl}/accounts/me/nats`, { secret });
     expect(credentials.status).toBe(200);
     const connections: NatsConnection[] = [];
-    const view = credentials.body as unknown as NatsCredentialsView;
+    const view = credentials.body;
     return {
       nats,
       replicas,
