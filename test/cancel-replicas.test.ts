@@ -11,25 +11,21 @@ const modelKey = 'sk-cancel-replicas-key-0123456789';
 const postgres = postgresForThisFile();
 
 /**
- * Two `harness serve` processes on one PostgreSQL: a turn that runs in one is cancelled
- * through the other. The renewal poll is set to a minute, so the cancel can only arrive by
- * the notification; a second pair of tests cancels with the notification lost (poll only).
+ * Two `harness serve` processes on a schema of their own, reading cancel requests at each lease
+ * renewal every `cancelPollMs`, with an account and its agent `talker`: started before the tests
+ * of the describe that calls this, stopped after them.
  */
-describe('cancel across replicas', () => {
+function twoReplicas(username: string, cancelPollMs: number) {
   let schema = '';
-  let set: ReplicaSet;
-  let model: FixtureModelServer;
+  let set: ReplicaSet | undefined;
+  let model: FixtureModelServer | undefined;
   let secret = '';
-  let keys = 0;
-  const nextKey = () => `replica-cancel-${(keys += 1)}`;
-
   beforeAll(async () => {
     schema = randomSchemaName();
     const url = await postgres.admin.createSchema(schema);
     model = await startFixtureModel({ apiKey: modelKey, chunkDelayMs: 20 });
-    set = await startReplicaSet(url, 2, { HARNESS_CANCEL_POLL_MS: '60000' });
-    const created = await requestJson<{ secret: string }>(`${set.replicas[0]!.accountUrl}/accounts`, { body: { username: 'replicated', description: 'cancel' } });
-    secret = created.body.secret;
+    set = await startReplicaSet(url, 2, { HARNESS_CANCEL_POLL_MS: String(cancelPollMs) });
+    secret = (await requestJson<{ secret: string }>(`${set.replicas[0]!.accountUrl}/accounts`, { body: { username, description: 'cancel' } })).body.secret;
     const provider = { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } };
     expect((await requestJson(`${set.replicas[0]!.accountUrl}/accounts/me/agents/talker`, { method: 'PUT', secret, body: { config: { provider } } })).status).toBeLessThan(300);
   }, 120_000);
@@ -38,21 +34,53 @@ describe('cancel across replicas', () => {
     await model?.close();
     if (schema) await postgres.admin.dropSchema(schema);
   }, 120_000);
+  return {
+    get schema() {
+      return schema;
+    },
+    get set() {
+      return set!;
+    },
+    get secret() {
+      return secret;
+    },
+  };
+}
+
+/** Starts an SSE turn of `talker` through `agentUrl` and reads it until `deltas` text deltas came; `rest` reads it to its end. */
+async function streamTalker(agentUrl: string, secret: string, conversationKey: string, deltas: number) {
+  const response = await fetch(`${agentUrl}/agents/talker/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, accept: 'text/event-stream' },
+    body: JSON.stringify({ conversationKey, message: 'long: 500' }),
+  });
+  const reader = uiChunkStream(response).getReader();
+  const chunks: UIMessageChunk[] = [];
+  while (chunks.filter((chunk) => chunk.type === 'text-delta').length < deltas) chunks.push((await reader.read()).value!);
+  const rest = async () => {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+  };
+  return { chunks, rest };
+}
+
+/**
+ * Two `harness serve` processes on one PostgreSQL: a turn that runs in one is cancelled
+ * through the other. The renewal poll is set to a minute, so the cancel can only arrive by
+ * the notification; a second pair of tests cancels with the notification lost (poll only).
+ */
+describe('cancel across replicas', () => {
+  const replicas = twoReplicas('replicated', 60_000);
+  let keys = 0;
+  const nextKey = () => `replica-cancel-${(keys += 1)}`;
 
   it('an SSE turn running in replica 0 is cancelled through replica 1 (by the notification)', async () => {
+    const { set, secret } = replicas;
     const key = nextKey();
-    const response = await fetch(`${set.replicas[0]!.agentUrl}/agents/talker/chat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, accept: 'text/event-stream' },
-      body: JSON.stringify({ conversationKey: key, message: 'long: 500' }),
-    });
-    const reader = uiChunkStream(response).getReader();
-    const chunks: UIMessageChunk[] = [];
-    while (chunks.filter((chunk) => chunk.type === 'text-delta').length < 5) chunks.push((await reader.read()).value!);
+    const { chunks, rest } = await streamTalker(set.replicas[0]!.agentUrl, secret, key, 5);
     const cancel = await requestJson<{ state: string; turnId: string }>(`${set.replicas[1]!.agentUrl}/agents/talker/conversations/${key}/cancel`, { secret, body: {} });
     expect(cancel.status).toBe(202);
     expect(cancel.body).toMatchObject({ state: 'running', turnId: expect.stringMatching(/^turn_/) });
-    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    await rest();
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'cancelled' } });
     const streamed = chunks
       .filter((chunk) => chunk.type === 'text-delta')
@@ -65,6 +93,7 @@ describe('cancel across replicas', () => {
   });
 
   it('an /async request is cancelled by its event through the replica that does not run it', async () => {
+    const { schema, set, secret } = replicas;
     const key = nextKey();
     const submitted = await requestJson<{ eventId: string }>(`${set.replicas[0]!.agentUrl}/agents/talker/async`, { secret, body: { conversationKey: key, message: 'long: 500' } });
     const { eventId } = submitted.body;
@@ -85,40 +114,16 @@ describe('cancel across replicas', () => {
 });
 
 describe('cancel across replicas when the notification is lost', () => {
-  let schema = '';
-  let set: ReplicaSet;
-  let model: FixtureModelServer;
-  let secret = '';
-
-  beforeAll(async () => {
-    schema = randomSchemaName();
-    const url = await postgres.admin.createSchema(schema);
-    model = await startFixtureModel({ apiKey: modelKey, chunkDelayMs: 20 });
-    set = await startReplicaSet(url, 2, { HARNESS_CANCEL_POLL_MS: '200' });
-    secret = (await requestJson<{ secret: string }>(`${set.replicas[0]!.accountUrl}/accounts`, { body: { username: 'unheard', description: 'cancel' } })).body.secret;
-    const provider = { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } };
-    await requestJson(`${set.replicas[0]!.accountUrl}/accounts/me/agents/talker`, { method: 'PUT', secret, body: { config: { provider } } });
-  }, 120_000);
-  afterAll(async () => {
-    await set?.close();
-    await model?.close();
-    if (schema) await postgres.admin.dropSchema(schema);
-  }, 120_000);
+  const replicas = twoReplicas('unheard', 200);
 
   it('a cancel request written without a notification is read at the next renewal', async () => {
+    const { schema, set, secret } = replicas;
     const key = 'unheard-1';
-    const response = await fetch(`${set.replicas[0]!.agentUrl}/agents/talker/chat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, accept: 'text/event-stream' },
-      body: JSON.stringify({ conversationKey: key, message: 'long: 500' }),
-    });
-    const reader = uiChunkStream(response).getReader();
-    const chunks: UIMessageChunk[] = [];
-    while (chunks.filter((chunk) => chunk.type === 'text-delta').length < 3) chunks.push((await reader.read()).value!);
+    const { chunks, rest } = await streamTalker(set.replicas[0]!.agentUrl, secret, key, 3);
     // The durable request alone, as a replica that died before its NOTIFY would leave it.
     const marked = await postgres.admin.query<{ turn_id: string }>(`UPDATE ${schema}.harness_running_turns SET cancel_requested_at = now() WHERE conversation_key = $1 RETURNING turn_id`, [key]);
     expect(marked).toHaveLength(1);
-    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    await rest();
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'cancelled', turnId: marked[0]!.turn_id } });
     expect((await postgres.admin.query(`SELECT turn_id FROM ${schema}.harness_running_turns`)).length).toBe(0);
   });

@@ -27,6 +27,8 @@ import { waitUntil } from './support/wait-until.js';
 const modelKey = 'sk-plain-cluster-key-0123456789';
 const postgres = postgresForThisFile();
 
+type RecordingWorker = Awaited<ReturnType<typeof startRecordingWorker>>;
+
 interface PlainSet {
   nats: PlainNatsCluster;
   replicas: ReplicaSet;
@@ -142,31 +144,42 @@ async function expectChunkStreamOnThreeServers(set: PlainSet, token: string | un
   }
 }
 
-describe('3 harness serve replicas on a plain 3-server NATS cluster without authentication', () => {
+/** A plain set for the tests of the describe that calls this, on a schema, model and worker of its own: started before them, stopped after. */
+function plainSetForTests(token?: string): { readonly set: PlainSet; readonly worker: RecordingWorker } {
   const schema = randomSchemaName();
-  let model: FixtureModelServer;
-  let worker: Awaited<ReturnType<typeof startRecordingWorker>>;
+  let model: FixtureModelServer | undefined;
+  let worker: RecordingWorker | undefined;
   let set: PlainSet | undefined;
-
   beforeAll(async () => {
     model = await startFixtureModel({ apiKey: modelKey });
     worker = await startRecordingWorker();
-    set = await startPlainSet({ schema, model, workerUrl: worker.dispatchUrl });
+    set = await startPlainSet({ token, schema, model, workerUrl: worker.dispatchUrl });
   }, 90_000);
-
   afterAll(async () => {
     await stopPlainSet(set, schema);
     await worker?.close();
     await model?.close();
   }, 60_000);
+  return {
+    get set() {
+      return set!;
+    },
+    get worker() {
+      return worker!;
+    },
+  };
+}
+
+describe('3 harness serve replicas on a plain 3-server NATS cluster without authentication', () => {
+  const plain = plainSetForTests();
 
   it('hands clients the cluster without credentials of its own: the URLs, the inbox, authentication "none"', () => {
-    expect(set!.credentials).toMatchObject({ authentication: 'none', websocketUrl: null, user: null, password: null, jwt: null, inboxPrefix: `_INBOX.${set!.accountId}` });
-    expect(set!.credentials.url!.split(',').sort()).toEqual([...set!.nats.urls].sort());
+    expect(plain.set.credentials).toMatchObject({ authentication: 'none', websocketUrl: null, user: null, password: null, jwt: null, inboxPrefix: `_INBOX.${plain.set.accountId}` });
+    expect(plain.set.credentials.url!.split(',').sort()).toEqual([...plain.set.nats.urls].sort());
   });
 
   it('answers NATS turns through the queue group, on more than one replica, and keeps their chunks on 3 servers', async () => {
-    const answers = await runTurns(set!, 12, 'shared');
+    const answers = await runTurns(plain.set, 12, 'shared');
     answers.forEach((answer, index) => {
       expect(finishStatus(answer)).toBe('completed');
       expect(textOf(answer)).toBe(`Echo: shared turn ${index}`);
@@ -174,7 +187,7 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster without auth
     });
     // Which replica took each turn: the one whose log names it. Each turn is taken by exactly one; a
     // queue group picks at random, so 12 turns all on one of three replicas has odds of 1 in 177,147.
-    const served = set!.replicas.replicas.map((replica) => {
+    const served = plain.set.replicas.replicas.map((replica) => {
       const started = replica
         .output()
         .split('\n')
@@ -183,14 +196,14 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster without auth
     });
     expect(served.reduce((sum, count) => sum + count, 0)).toBe(answers.length);
     expect(served.filter((count) => count > 0).length).toBeGreaterThan(1);
-    await expectChunkStreamOnThreeServers(set!, undefined);
+    await expectChunkStreamOnThreeServers(plain.set, undefined);
   });
 
   it('replays a finished turn through the cluster, from a client of another server', async () => {
-    const [live] = await runTurns(set!, 1, 'replayed');
-    for (const url of set!.nats.urls) {
-      const inbox = new TestInbox(await set!.connect(url), set!.credentials.inboxPrefix);
-      await inbox.request(replayRequestSubject(set!.accountId, 'echo'), set!.secret, { conversationKey: 'replayed-0', afterSequence: 0 });
+    const [live] = await runTurns(plain.set, 1, 'replayed');
+    for (const url of plain.set.nats.urls) {
+      const inbox = new TestInbox(await plain.set.connect(url), plain.set.credentials.inboxPrefix);
+      await inbox.request(replayRequestSubject(plain.set.accountId, 'echo'), plain.set.secret, { conversationKey: 'replayed-0', afterSequence: 0 });
       const replayed = await inbox.untilReplayEnd();
       inbox.close();
       expect(replayed.slice(0, -1)).toEqual(live);
@@ -199,14 +212,14 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster without auth
   });
 
   it('streams the continuation of an async tool started by a NATS turn to the client inbox, whichever replica settles it', async () => {
-    const connection = await set!.connect(set!.nats.urls.join(','));
-    const inbox = new TestInbox(connection, set!.credentials.inboxPrefix);
-    await inbox.request(chatSubject(set!.accountId, 'dispatcher'), set!.secret, { conversationKey: 'dispatch', message: 'call test_external_async {"task":"plain"}' });
+    const connection = await plain.set.connect(plain.set.nats.urls.join(','));
+    const inbox = new TestInbox(connection, plain.set.credentials.inboxPrefix);
+    await inbox.request(chatSubject(plain.set.accountId, 'dispatcher'), plain.set.secret, { conversationKey: 'dispatch', message: 'call test_external_async {"task":"plain"}' });
     const first = await inbox.untilFinish();
     expect(finishStatus(first)).toBe('waiting_async_tools');
-    await expect.poll(() => worker.dispatches.length).toBe(1);
+    await expect.poll(() => plain.worker.dispatches.length).toBe(1);
 
-    const completed = await worker.complete(worker.dispatches[0]!, { status: 'completed', response: { answer: 42 } });
+    const completed = await plain.worker.complete(plain.worker.dispatches[0]!, { status: 'completed', response: { answer: 42 } });
     expect(completed).toMatchObject({ status: 202, body: { continuation: 'accepted' } });
     const continuation = await inbox.untilFinal();
     inbox.close();
@@ -219,33 +232,18 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster without auth
 });
 
 describe('3 harness serve replicas on a plain 3-server NATS cluster with a token (--auth, NATS_TOKEN)', () => {
-  const schema = randomSchemaName();
   const token = 'plain-cluster-token-0123456789';
-  let model: FixtureModelServer;
-  let worker: Awaited<ReturnType<typeof startRecordingWorker>>;
-  let set: PlainSet | undefined;
-
-  beforeAll(async () => {
-    model = await startFixtureModel({ apiKey: modelKey });
-    worker = await startRecordingWorker();
-    set = await startPlainSet({ token, schema, model, workerUrl: worker.dispatchUrl });
-  }, 90_000);
-
-  afterAll(async () => {
-    await stopPlainSet(set, schema);
-    await worker?.close();
-    await model?.close();
-  }, 60_000);
+  const plain = plainSetForTests(token);
 
   it('says the token is the operator’s to hand out, and a client with it runs and replays turns served by the replicas', async () => {
-    expect(set!.credentials).toMatchObject({ authentication: 'token', user: null, password: null, jwt: null });
-    expect(JSON.stringify(set!.credentials)).not.toContain(token);
-    const answers = await runTurns(set!, 6, 'token');
+    expect(plain.set.credentials).toMatchObject({ authentication: 'token', user: null, password: null, jwt: null });
+    expect(JSON.stringify(plain.set.credentials)).not.toContain(token);
+    const answers = await runTurns(plain.set, 6, 'token');
     answers.forEach((answer, index) => expect(textOf(answer)).toBe(`Echo: token turn ${index}`));
-    await expectChunkStreamOnThreeServers(set!, token);
+    await expectChunkStreamOnThreeServers(plain.set, token);
 
-    const inbox = new TestInbox(await set!.connect(set!.nats.urls[2]!), set!.credentials.inboxPrefix);
-    await inbox.request(replayRequestSubject(set!.accountId, 'echo'), set!.secret, { conversationKey: 'token-0', afterSequence: 0 });
+    const inbox = new TestInbox(await plain.set.connect(plain.set.nats.urls[2]!), plain.set.credentials.inboxPrefix);
+    await inbox.request(replayRequestSubject(plain.set.accountId, 'echo'), plain.set.secret, { conversationKey: 'token-0', afterSequence: 0 });
     const replayed = await inbox.untilReplayEnd();
     inbox.close();
     expect(replayed.slice(0, -1)).toEqual(answers[0]);
