@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startChatStack, type ChatStack } from './support/chat-stack.js';
+import { requestJson } from './support/json-request.js';
 import { startRecordingWorker } from './support/recording-worker.js';
 import { collectChunks } from './support/sse-chunks.js';
+import { waitUntil } from './support/wait-until.js';
 
 interface Answer {
   status: string;
@@ -12,15 +14,18 @@ interface Answer {
   error?: { code: string; message: string };
 }
 
-async function waitForStatus(stack: ChatStack, secret: string, statusUrl: string, wanted: string[]): Promise<Record<string, unknown>> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const response = await fetch(statusUrl, { headers: { authorization: `Bearer ${secret}` } });
-    const body = (await response.json()) as Record<string, unknown>;
-    if (wanted.includes(String(body.status))) return body;
-    await stack.core.asyncWorker.idle();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`status never reached ${wanted.join('/')}`);
+/** The status row once it says one of `wanted`; between reads, lets the async worker finish what it runs. */
+function waitForStatus(stack: ChatStack, secret: string, statusUrl: string, wanted: string[]): Promise<Record<string, unknown>> {
+  return waitUntil(
+    `the status to reach ${wanted.join('/')}`,
+    async () => {
+      const { body } = await requestJson(statusUrl, { secret });
+      if (wanted.includes(String(body.status))) return body;
+      await stack.core.asyncWorker.idle();
+      return undefined;
+    },
+    { timeoutMs: 4_000, intervalMs: 20 },
+  );
 }
 
 describe('async tools', () => {

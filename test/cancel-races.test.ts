@@ -13,6 +13,7 @@ import { InterleavingStorage } from './support/interleaving-storage.js';
 import { temporaryFolder } from './support/temporary-folder.js';
 import { testAdminSecret, testEncryptionSecret } from './support/test-services.js';
 import { openTestStorage } from './support/test-storage.js';
+import { waitUntil } from './support/wait-until.js';
 
 /**
  * Cancel requests that race a worker or a starting turn, on the real core (the background
@@ -77,15 +78,6 @@ class WatchedRunningTurns extends InMemoryRunningTurns {
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  for (let attempt = 0; attempt < 600; attempt += 1) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
 describe('cancel races', () => {
   let folder: Awaited<ReturnType<typeof temporaryFolder>>;
   let storage: InterleavingStorage;
@@ -137,7 +129,7 @@ describe('cancel races', () => {
   /** The worker busy with a turn that waits on the model, so the next request stays queued. */
   const occupyWorker = async () => {
     const { eventId } = await submit('blocker', 'long: 2000');
-    await until('the blocking turn to run', () => runningEvent(eventId));
+    await waitUntil('the blocking turn to run', () => runningEvent(eventId), { timeoutMs: 15_000, intervalMs: 25 });
     return { free: async () => void (await runningTurns.requestCancel({ accountId, eventId })) };
   };
 
@@ -148,14 +140,14 @@ describe('cancel races', () => {
     // The cancel reads `queued`; before it writes, the worker claims the row and the turn starts.
     storage.afterNextRead(infrastructure.tables.events, eventId, async () => {
       await blocker.free();
-      await until('the claimed turn to register', () => runningEvent(eventId));
+      await waitUntil('the claimed turn to register', () => runningEvent(eventId), { timeoutMs: 15_000, intervalMs: 25 });
     });
     const answer = await core.cancellation.cancelEvent(accountId, eventId);
     expect(answer).toMatchObject({ cancelled: true, state: 'running', eventId, turnId: expect.stringMatching(/^turn_/) });
-    const ended = await until('the request to end', async () => {
+    const ended = await waitUntil('the request to end', async () => {
       const status = await statusOf(eventId);
       return status === 'processing' ? undefined : status;
-    });
+    }, { timeoutMs: 15_000, intervalMs: 25 });
     expect(ended).toBe('cancelled');
     // The turn itself stopped: its stored answer is the cut-short text, marked.
     expect(await lastMessage('raced')).toMatchObject({ cancelled: true, message: { role: 'assistant' } });
@@ -186,16 +178,16 @@ describe('cancel races', () => {
       async () => {
         storage.afterNextRead(infrastructure.tables.conversations, JSON.stringify([accountId, 'talker', key]), async () => {
           await blocker.free();
-          await until('the worker to claim the request', async () => ((await statusOf(eventId)) === 'processing' ? true : undefined));
+          await waitUntil('the worker to claim the request', async () => ((await statusOf(eventId)) === 'processing' ? true : undefined), { timeoutMs: 15_000, intervalMs: 25 });
         });
       },
     );
     const answer = await core.cancellation.cancelConversation(accountId, 'talker', key);
     expect(answer).toMatchObject({ cancelled: true, state: 'running', eventId });
-    const ended = await until('the request to end', async () => {
+    const ended = await waitUntil('the request to end', async () => {
       const status = await statusOf(eventId);
       return status === 'processing' ? undefined : status;
-    });
+    }, { timeoutMs: 15_000, intervalMs: 25 });
     expect(ended).toBe('cancelled');
     expect(await lastMessage(key)).toMatchObject({ cancelled: true });
   });

@@ -1,26 +1,66 @@
 import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../fixtures/model-server/fixture-model-server.js';
+import { requestJson } from './support/json-request.js';
 import { startReplicaSet, type ReplicaSet } from './support/replica-set.js';
 import { uiChunkStream } from './support/sse-chunks.js';
 import { postgresForThisFile, randomSchemaName } from './support/test-postgres.js';
+import { waitUntil } from './support/wait-until.js';
 
 const modelKey = 'sk-cancel-replicas-key-0123456789';
 const postgres = postgresForThisFile();
 
-async function call<T>(url: string, secret: string | undefined, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<{ status: number; body: T }> {
-  const response = await fetch(url, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(secret ? { authorization: `Bearer ${secret}` } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as T };
+/**
+ * Two `harness serve` processes on a schema of their own, reading cancel requests at each lease
+ * renewal every `cancelPollMs`, with an account and its agent `talker`: started before the tests
+ * of the describe that calls this, stopped after them.
+ */
+function twoReplicas(username: string, cancelPollMs: number) {
+  let schema = '';
+  let set: ReplicaSet | undefined;
+  let model: FixtureModelServer | undefined;
+  let secret = '';
+  beforeAll(async () => {
+    schema = randomSchemaName();
+    const url = await postgres.admin.createSchema(schema);
+    model = await startFixtureModel({ apiKey: modelKey, chunkDelayMs: 20 });
+    set = await startReplicaSet(url, 2, { HARNESS_CANCEL_POLL_MS: String(cancelPollMs) });
+    secret = (await requestJson<{ secret: string }>(`${set.replicas[0]!.accountUrl}/accounts`, { body: { username, description: 'cancel' } })).body.secret;
+    const provider = { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } };
+    expect((await requestJson(`${set.replicas[0]!.accountUrl}/accounts/me/agents/talker`, { method: 'PUT', secret, body: { config: { provider } } })).status).toBeLessThan(300);
+  }, 120_000);
+  afterAll(async () => {
+    await set?.close();
+    await model?.close();
+    if (schema) await postgres.admin.dropSchema(schema);
+  }, 120_000);
+  return {
+    get schema() {
+      return schema;
+    },
+    get set() {
+      return set!;
+    },
+    get secret() {
+      return secret;
+    },
+  };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, attempts = 600): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
+/** Starts an SSE turn of `talker` through `agentUrl` and reads it until `deltas` text deltas came; `rest` reads it to its end. */
+async function streamTalker(agentUrl: string, secret: string, conversationKey: string, deltas: number) {
+  const response = await fetch(`${agentUrl}/agents/talker/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, accept: 'text/event-stream' },
+    body: JSON.stringify({ conversationKey, message: 'long: 500' }),
+  });
+  const reader = uiChunkStream(response).getReader();
+  const chunks: UIMessageChunk[] = [];
+  while (chunks.filter((chunk) => chunk.type === 'text-delta').length < deltas) chunks.push((await reader.read()).value!);
+  const rest = async () => {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+  };
+  return { chunks, rest };
 }
 
 /**
@@ -29,68 +69,44 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, attem
  * the notification; a second pair of tests cancels with the notification lost (poll only).
  */
 describe('cancel across replicas', () => {
-  let schema = '';
-  let set: ReplicaSet;
-  let model: FixtureModelServer;
-  let secret = '';
+  const replicas = twoReplicas('replicated', 60_000);
   let keys = 0;
   const nextKey = () => `replica-cancel-${(keys += 1)}`;
 
-  beforeAll(async () => {
-    schema = randomSchemaName();
-    const url = await postgres.admin.createSchema(schema);
-    model = await startFixtureModel({ apiKey: modelKey, chunkDelayMs: 20 });
-    set = await startReplicaSet(url, 2, { HARNESS_CANCEL_POLL_MS: '60000' });
-    const created = await call<{ secret: string }>(`${set.replicas[0]!.accountUrl}/accounts`, undefined, { username: 'replicated', description: 'cancel' });
-    secret = created.body.secret;
-    const provider = { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } };
-    expect((await call(`${set.replicas[0]!.accountUrl}/accounts/me/agents/talker`, secret, { config: { provider } }, 'PUT')).status).toBeLessThan(300);
-  }, 120_000);
-  afterAll(async () => {
-    await set?.close();
-    await model?.close();
-    if (schema) await postgres.admin.dropSchema(schema);
-  }, 120_000);
-
   it('an SSE turn running in replica 0 is cancelled through replica 1 (by the notification)', async () => {
+    const { set, secret } = replicas;
     const key = nextKey();
-    const response = await fetch(`${set.replicas[0]!.agentUrl}/agents/talker/chat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, accept: 'text/event-stream' },
-      body: JSON.stringify({ conversationKey: key, message: 'long: 500' }),
-    });
-    const reader = uiChunkStream(response).getReader();
-    const chunks: UIMessageChunk[] = [];
-    while (chunks.filter((chunk) => chunk.type === 'text-delta').length < 5) chunks.push((await reader.read()).value!);
-    const cancel = await call<{ state: string; turnId: string }>(`${set.replicas[1]!.agentUrl}/agents/talker/conversations/${key}/cancel`, secret, {});
+    const { chunks, rest } = await streamTalker(set.replicas[0]!.agentUrl, secret, key, 5);
+    const cancel = await requestJson<{ state: string; turnId: string }>(`${set.replicas[1]!.agentUrl}/agents/talker/conversations/${key}/cancel`, { secret, body: {} });
     expect(cancel.status).toBe(202);
     expect(cancel.body).toMatchObject({ state: 'running', turnId: expect.stringMatching(/^turn_/) });
-    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    await rest();
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'cancelled' } });
     const streamed = chunks
       .filter((chunk) => chunk.type === 'text-delta')
       .map((chunk) => (chunk as { delta: string }).delta)
       .join('');
-    const stored = await call<{ messages: { role: string; cancelled?: boolean; content: { text: string }[] }[] }>(`${set.replicas[1]!.agentUrl}/agents/talker/conversations/${key}`, secret);
+    const stored = await requestJson<{ messages: { role: string; cancelled?: boolean; content: { text: string }[] }[] }>(`${set.replicas[1]!.agentUrl}/agents/talker/conversations/${key}`, { secret });
     expect(stored.body.messages.at(-1)).toMatchObject({ role: 'assistant', cancelled: true });
     expect(stored.body.messages.at(-1)!.content.map((part) => part.text).join('')).toBe(streamed);
-    expect((await call(`${set.replicas[0]!.agentUrl}/agents/talker/conversations/${key}/cancel`, secret, {})).status).toBe(409);
+    expect((await requestJson(`${set.replicas[0]!.agentUrl}/agents/talker/conversations/${key}/cancel`, { secret, body: {} })).status).toBe(409);
   });
 
   it('an /async request is cancelled by its event through the replica that does not run it', async () => {
+    const { schema, set, secret } = replicas;
     const key = nextKey();
-    const submitted = await call<{ eventId: string }>(`${set.replicas[0]!.agentUrl}/agents/talker/async`, secret, { conversationKey: key, message: 'long: 500' });
+    const submitted = await requestJson<{ eventId: string }>(`${set.replicas[0]!.agentUrl}/agents/talker/async`, { secret, body: { conversationKey: key, message: 'long: 500' } });
     const { eventId } = submitted.body;
-    await until('the turn to run', async () => ((await call<{ status: string }>(`${set.replicas[1]!.agentUrl}/status/${eventId}`, secret)).body.status === 'processing' ? true : undefined));
+    await waitUntil('the turn to run', async () => ((await requestJson<{ status: string }>(`${set.replicas[1]!.agentUrl}/status/${eventId}`, { secret })).body.status === 'processing' ? true : undefined));
     // The replica whose process recorded the running turn; the cancel goes through the other one.
-    const owner = await until('the turn to be recorded', async () => (await postgres.admin.query<{ owner: string }>(`SELECT owner FROM ${schema}.harness_running_turns WHERE event_id = $1`, [eventId]))[0]?.owner);
+    const owner = await waitUntil('the turn to be recorded', async () => (await postgres.admin.query<{ owner: string }>(`SELECT owner FROM ${schema}.harness_running_turns WHERE event_id = $1`, [eventId]))[0]?.owner);
     const running = set.replicas.findIndex((replica) => owner.includes(`#${replica.child.pid}#`));
     expect(running).toBeGreaterThanOrEqual(0);
-    const first = await call<{ state: string }>(`${set.replicas[1 - running]!.agentUrl}/status/${eventId}/cancel`, secret, {});
+    const first = await requestJson<{ state: string }>(`${set.replicas[1 - running]!.agentUrl}/status/${eventId}/cancel`, { secret, body: {} });
     expect(first.status).toBe(202);
     expect(first.body.state).toBe('running');
-    const row = await until('the row to end', async () => {
-      const current = await call<{ status: string }>(`${set.replicas[0]!.agentUrl}/status/${eventId}`, secret);
+    const row = await waitUntil('the row to end', async () => {
+      const current = await requestJson<{ status: string }>(`${set.replicas[0]!.agentUrl}/status/${eventId}`, { secret });
       return current.body.status === 'processing' ? undefined : current.body;
     });
     expect(row.status).toBe('cancelled');
@@ -98,40 +114,16 @@ describe('cancel across replicas', () => {
 });
 
 describe('cancel across replicas when the notification is lost', () => {
-  let schema = '';
-  let set: ReplicaSet;
-  let model: FixtureModelServer;
-  let secret = '';
-
-  beforeAll(async () => {
-    schema = randomSchemaName();
-    const url = await postgres.admin.createSchema(schema);
-    model = await startFixtureModel({ apiKey: modelKey, chunkDelayMs: 20 });
-    set = await startReplicaSet(url, 2, { HARNESS_CANCEL_POLL_MS: '200' });
-    secret = (await call<{ secret: string }>(`${set.replicas[0]!.accountUrl}/accounts`, undefined, { username: 'unheard', description: 'cancel' })).body.secret;
-    const provider = { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } };
-    await call(`${set.replicas[0]!.accountUrl}/accounts/me/agents/talker`, secret, { config: { provider } }, 'PUT');
-  }, 120_000);
-  afterAll(async () => {
-    await set?.close();
-    await model?.close();
-    if (schema) await postgres.admin.dropSchema(schema);
-  }, 120_000);
+  const replicas = twoReplicas('unheard', 200);
 
   it('a cancel request written without a notification is read at the next renewal', async () => {
+    const { schema, set, secret } = replicas;
     const key = 'unheard-1';
-    const response = await fetch(`${set.replicas[0]!.agentUrl}/agents/talker/chat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, accept: 'text/event-stream' },
-      body: JSON.stringify({ conversationKey: key, message: 'long: 500' }),
-    });
-    const reader = uiChunkStream(response).getReader();
-    const chunks: UIMessageChunk[] = [];
-    while (chunks.filter((chunk) => chunk.type === 'text-delta').length < 3) chunks.push((await reader.read()).value!);
+    const { chunks, rest } = await streamTalker(set.replicas[0]!.agentUrl, secret, key, 3);
     // The durable request alone, as a replica that died before its NOTIFY would leave it.
     const marked = await postgres.admin.query<{ turn_id: string }>(`UPDATE ${schema}.harness_running_turns SET cancel_requested_at = now() WHERE conversation_key = $1 RETURNING turn_id`, [key]);
     expect(marked).toHaveLength(1);
-    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    await rest();
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'cancelled', turnId: marked[0]!.turn_id } });
     expect((await postgres.admin.query(`SELECT turn_id FROM ${schema}.harness_running_turns`)).length).toBe(0);
   });

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeBubblewrap } from '../server/core/sandbox/bubblewrap-probe.js';
 import { subagentConversationKey } from '../server/core/subagents/subagent-conversation-key.js';
 import { startChatStack, type ChatStack } from './support/chat-stack.js';
+import { requestJson } from './support/json-request.js';
 import { startRecordingWorker } from './support/recording-worker.js';
 import { uiChunkStream } from './support/sse-chunks.js';
+import { waitUntil } from './support/wait-until.js';
 
 interface StatusRow {
   eventId: string;
@@ -40,15 +42,6 @@ const processesWith = (marker: string): string[] =>
     .split('\n')
     .filter((line) => line.includes(marker) && !line.includes('ps -eo'));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, attempts = 300): Promise<T> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
 describe('cancel a run', () => {
   let stack: ChatStack;
   let worker: Awaited<ReturnType<typeof startRecordingWorker>>;
@@ -77,18 +70,8 @@ describe('cancel a run', () => {
     await stack.close();
   });
 
-  const post = async <T>(path: string, body?: unknown, bearer = secret): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${stack.agentUrl}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as T };
-  };
-  const get = async <T>(path: string, bearer = secret): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${stack.agentUrl}${path}`, { headers: { authorization: `Bearer ${bearer}` } });
-    return { status: response.status, body: (await response.json()) as T };
-  };
+  const post = <T>(path: string, body?: unknown, bearer = secret) => requestJson<T>(`${stack.agentUrl}${path}`, { method: 'POST', secret: bearer, body });
+  const get = <T>(path: string, bearer = secret) => requestJson<T>(`${stack.agentUrl}${path}`, { secret: bearer });
   const storedMessages = async (agentId: string, key: string) => (await get<{ messages: StoredMessage[] }>(`/agents/${agentId}/conversations/${key}`)).body.messages;
   const statusOf = async (eventId: string) => (await get<StatusRow>(`/status/${eventId}`)).body;
 
@@ -177,15 +160,15 @@ describe('cancel a run', () => {
     expect(submitted.status).toBe(202);
     const { eventId } = submitted.body;
     // Some text is stored only at the end; wait until the turn runs (the row says processing).
-    await until('the request to run', async () => ((await statusOf(eventId)).status === 'processing' ? true : undefined));
+    await waitUntil('the request to run', async () => ((await statusOf(eventId)).status === 'processing' ? true : undefined), { timeoutMs: 15_000 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const cancel = await post<CancelAnswer>(`/status/${eventId}/cancel`);
     expect(cancel.status).toBe(202);
     expect(cancel.body).toMatchObject({ cancelled: true, state: 'running', eventId });
-    const row = await until('the row to end', async () => {
+    const row = await waitUntil('the row to end', async () => {
       const current = await statusOf(eventId);
       return current.status === 'processing' ? undefined : current;
-    });
+    }, { timeoutMs: 15_000 });
     stack.model.setOptions({ chunkDelayMs: 0 });
     expect(row.status).toBe('cancelled');
     const messages = await storedMessages('talker', key);
@@ -215,10 +198,10 @@ describe('cancel a run', () => {
   it('closes the pending approvals of an /async request by its event: the row says cancelled', async () => {
     const key = nextKey();
     const { eventId } = (await post<{ eventId: string }>('/agents/asker/async', { conversationKey: key, message: 'search: dogs' })).body;
-    const waiting = await until('approval', async () => {
+    const waiting = await waitUntil('approval', async () => {
       const row = await statusOf(eventId);
       return row.status === 'awaiting_approval' ? row : undefined;
-    });
+    }, { timeoutMs: 15_000 });
     const cancel = await post<CancelAnswer>(`/status/${eventId}/cancel`);
     expect(cancel.status).toBe(202);
     expect(cancel.body.closedApprovals).toEqual([waiting.pendingApprovals![0]!.approvalId]);
@@ -228,17 +211,17 @@ describe('cancel a run', () => {
   it('closes the async tool calls a turn waits for: completing one is a 409 and no continuation runs', async () => {
     const key = nextKey();
     const { eventId } = (await post<{ eventId: string }>('/agents/dispatcher/async', { conversationKey: key, message: 'call test_external_async {"job":1}' })).body;
-    const waiting = await until('the external call', async () => {
+    const waiting = await waitUntil('the external call', async () => {
       const row = await statusOf(eventId);
       return row.status === 'waiting_async_tools' ? row : undefined;
-    });
+    }, { timeoutMs: 15_000 });
     const resultId = waiting.pendingAsyncTools![0]!.resultId;
     const callsBefore = stack.model.callCount();
     const cancel = await post<CancelAnswer>(`/status/${eventId}/cancel`);
     expect(cancel.status).toBe(202);
     // The turn may still be ending as it starts to wait: it closes the calls itself then.
     expect(cancel.body.state).toMatch(/^(waiting|running)$/);
-    await until('the row to say cancelled', async () => ((await statusOf(eventId)).status === 'cancelled' ? true : undefined));
+    await waitUntil('the row to say cancelled', async () => ((await statusOf(eventId)).status === 'cancelled' ? true : undefined), { timeoutMs: 15_000 });
     expect(await statusOf(eventId)).toMatchObject({ status: 'cancelled', error: expect.stringContaining('cancel') });
     const complete = await post<{ error: { code: string; message: string } }>(`/async-tools/${resultId}/complete`, { status: 'completed', response: { done: true } });
     expect(complete.status).toBe(409);
@@ -251,12 +234,12 @@ describe('cancel a run', () => {
     const key = nextKey();
     const marker = `sleep 61.${process.pid}`;
     const turn = await streamUntil('talker', key, `call bash ${JSON.stringify({ command: marker })}`, (chunks) => chunks.some((chunk) => chunk.type === 'tool-input-available'));
-    await until('the bash process to start', () => (processesWith(marker).length > 0 ? true : undefined));
+    await waitUntil('the bash process to start', () => (processesWith(marker).length > 0 ? true : undefined), { timeoutMs: 15_000 });
     const cancel = await post<CancelAnswer>(`/agents/talker/conversations/${key}/cancel`);
     expect(cancel.status).toBe(202);
     const chunks = await turn.rest();
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'cancelled' } });
-    await until('the bash process to end', () => (processesWith(marker).length === 0 ? true : undefined));
+    await waitUntil('the bash process to end', () => (processesWith(marker).length === 0 ? true : undefined), { timeoutMs: 15_000 });
     // The unfinished tool call is not stored: the conversation stays valid for the next turn.
     const messages = await storedMessages('talker', key);
     expect(messages.map((message) => message.role)).toEqual(['user']);
@@ -270,16 +253,16 @@ describe('cancel a run', () => {
     const callsBefore = stack.model.callCount();
     const turn = await streamUntil('boss', key, `call run_subagent ${JSON.stringify({ agentId: 'talker', message: 'long: 400' })}`, (chunks) => chunks.some((chunk) => chunk.type === 'tool-input-available'));
     // The caller's model call, then the subagent's.
-    await until('the subagent to call the model', () => (stack.model.callCount() >= callsBefore + 2 ? true : undefined));
+    await waitUntil('the subagent to call the model', () => (stack.model.callCount() >= callsBefore + 2 ? true : undefined), { timeoutMs: 15_000 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await post(`/agents/boss/conversations/${key}/cancel`)).status).toBe(202);
     const chunks = await turn.rest();
     stack.model.setOptions({ chunkDelayMs: 0 });
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'cancelled' } });
-    const child = await until('the subagent turn to end', async () => {
+    const child = await waitUntil('the subagent turn to end', async () => {
       const messages = (await get<{ messages?: StoredMessage[] }>(`/agents/talker/conversations/${encodeURIComponent(childKey)}`)).body.messages ?? [];
       return messages.length >= 2 ? messages : undefined;
-    });
+    }, { timeoutMs: 15_000 });
     expect(child.at(-1)).toMatchObject({ role: 'assistant', cancelled: true });
     expect((await post(`/agents/talker/conversations/${encodeURIComponent(childKey)}/cancel`)).status).toBe(409);
   });
@@ -297,10 +280,10 @@ describe('cancel a run', () => {
     const reader = uiChunkStream(response).getReader();
     for (let seen = 0; seen < 3; ) if ((await reader.read()).value?.type === 'text-delta') seen += 1;
     controller.abort();
-    const messages = await until('the turn to be stored', async () => {
+    const messages = await waitUntil('the turn to be stored', async () => {
       const stored = await get<{ messages: StoredMessage[] }>(`/agents/talker/conversations/${key}`);
       return stored.status === 200 && stored.body.messages.length === 2 ? stored.body.messages : undefined;
-    });
+    }, { timeoutMs: 15_000 });
     stack.model.setOptions({ chunkDelayMs: 0 });
     expect(messages[1]?.cancelled).toBeUndefined();
     expect(textOf(messages[1]).split(' ')).toHaveLength(60);
@@ -318,7 +301,7 @@ describe('cancel a run', () => {
       expect(answer.body.error.message).toContain('eventId');
     }
     const { eventId } = (await post<{ eventId: string }>('/agents/talker/async', { conversationKey: nextKey(), message: 'hello' })).body;
-    await until('the request to end', async () => ((await statusOf(eventId)).status === 'completed' ? true : undefined));
+    await waitUntil('the request to end', async () => ((await statusOf(eventId)).status === 'completed' ? true : undefined), { timeoutMs: 15_000 });
     const foreign = await post<{ error: { code: string } }>(`/status/${eventId}/cancel`, undefined, otherSecret);
     expect(foreign.status).toBe(404);
     const ended = await post<{ error: { code: string; message: string } }>(`/status/${eventId}/cancel`);

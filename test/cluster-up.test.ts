@@ -7,6 +7,7 @@ import { recordedProcesses } from '../cli/cluster/cluster-stop.js';
 import { isProcessAlive } from '../cli/deploy/process-control.js';
 import { cliEnvironment, runCli } from '../cli/e2e/run-cli.js';
 import { findNatsServerBinary } from '../server/nats/nats-server-binary.js';
+import { requestJson } from './support/json-request.js';
 import { temporaryFolder } from './support/temporary-folder.js';
 
 /**
@@ -17,16 +18,6 @@ import { temporaryFolder } from './support/temporary-folder.js';
 let root: { path: string; remove: () => Promise<void> };
 let environment: Record<string, string>;
 let state: ClusterState | undefined;
-
-async function request(url: string, init: { method?: string; secret?: string; body?: unknown } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.secret ? { authorization: `Bearer ${init.secret}` } : {}) },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
 
 beforeAll(async () => {
   root = await temporaryFolder('harness-cluster-up-');
@@ -53,7 +44,7 @@ describe('harness cluster up / down', () => {
     expect(state.database?.url).toMatch(/^postgres:\/\/harness@127\.0\.0\.1:\d+\/harness$/);
     const [first, second, third] = state.replicas as [ClusterState['replicas'][number], ClusterState['replicas'][number], ClusterState['replicas'][number]];
     for (const replica of state.replicas) {
-      expect(await request(`${replica.agentServiceUrl}/`)).toMatchObject({ status: 200, body: { service: 'agent', stage: 'cluster', nats: 'connected' } });
+      expect(await requestJson(`${replica.agentServiceUrl}/`)).toMatchObject({ status: 200, body: { service: 'agent', stage: 'cluster', nats: 'connected' } });
     }
 
     // Twice: the running cluster is reported, nothing starts again.
@@ -63,19 +54,19 @@ describe('harness cluster up / down', () => {
     expect(again.stdout).toContain(first.accountServiceUrl);
     expect(again.stdout).not.toMatch(/postgres:\/\/harness:/);
 
-    const account = await request(`${first.accountServiceUrl}/accounts`, { method: 'POST', body: { username: 'cluster-user', description: 'made through replica 1' } });
+    const account = await requestJson(`${first.accountServiceUrl}/accounts`, { method: 'POST', body: { username: 'cluster-user', description: 'made through replica 1' } });
     expect(account.status).toBe(201);
     const secret = String(account.body.secret);
-    const agent = await request(`${second.accountServiceUrl}/accounts/me/agents/helper`, {
+    const agent = await requestJson(`${second.accountServiceUrl}/accounts/me/agents/helper`, {
       method: 'PUT',
       secret,
       body: { config: { system: 'Be brief.', provider: { openai: { apiKey: state.fixtures!.modelApiKey, baseURL: state.fixtures!.modelUrl, model: 'fixture-model', api: 'responses' } } } },
     });
     expect(agent.status).toBe(201);
-    const turn = await request(`${third.agentServiceUrl}/agents/helper/chat`, { method: 'POST', secret, body: { conversationKey: 'across', message: 'hello from replica 3' } });
+    const turn = await requestJson(`${third.agentServiceUrl}/agents/helper/chat`, { method: 'POST', secret, body: { conversationKey: 'across', message: 'hello from replica 3' } });
     expect(turn).toMatchObject({ status: 200, body: { status: 'completed' } });
     expect(String(turn.body.text)).toContain('hello from replica 3');
-    const conversation = await request(`${first.agentServiceUrl}/agents/helper/conversations/across`, { secret });
+    const conversation = await requestJson(`${first.agentServiceUrl}/agents/helper/conversations/across`, { secret });
     expect(conversation.status).toBe(200);
     expect(JSON.stringify(conversation.body)).toContain('hello from replica 3');
     expect((conversation.body.messages as unknown[]).length).toBeGreaterThanOrEqual(2);

@@ -9,11 +9,13 @@ import { natsAuthenticationOf, type NatsCredentialsView } from '../server/nats/n
 import { findNatsServerBinary } from '../server/nats/nats-server-binary.js';
 import { chatSubject, replayRequestSubject } from '../server/nats/nats-subjects.js';
 import { replayStreamName } from '../server/nats/stream-replay.js';
+import { requestJson } from './support/json-request.js';
 import { finishStatus, TestInbox, textOf, type ReceivedChunk } from './support/nats-stack.js';
 import { startPlainNatsCluster, type PlainNatsCluster } from './support/plain-nats-cluster.js';
 import { startRecordingWorker } from './support/recording-worker.js';
 import { startReplicaSet, type ReplicaSet } from './support/replica-set.js';
 import { postgresForThisFile, randomSchemaName } from './support/test-postgres.js';
+import { waitUntil } from './support/wait-until.js';
 
 /**
  * Three `harness serve` replicas on PostgreSQL, in front of a NATS cluster started the way an
@@ -24,6 +26,8 @@ import { postgresForThisFile, randomSchemaName } from './support/test-postgres.j
  */
 const modelKey = 'sk-plain-cluster-key-0123456789';
 const postgres = postgresForThisFile();
+
+type RecordingWorker = Awaited<ReturnType<typeof startRecordingWorker>>;
 
 interface PlainSet {
   nats: PlainNatsCluster;
@@ -41,24 +45,9 @@ beforeAll(async () => {
   if (!postgresInstalled()) throw new Error("This test needs PostgreSQL: install Debian's postgresql package (apt-get install -y postgresql) or set HARNESS_POSTGRES_BIN.");
 });
 
-async function json(url: string, init: { method?: string; secret?: string; body?: unknown } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.secret ? { authorization: `Bearer ${init.secret}` } : {}) },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
 /** Resolves once the agent service's `GET /` says its gateway is subscribed. */
 async function waitForNats(agentUrl: string): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    const state = (await json(`${agentUrl}/`)).body.nats;
-    if (state === 'connected') return;
-    if (attempt >= 200) throw new Error(`the replica at ${agentUrl} says nats: ${String(state)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitUntil(`the replica at ${agentUrl} to say nats: connected`, async () => ((await requestJson(`${agentUrl}/`)).body.nats === 'connected' ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
 }
 
 /** The servers rotated by `index`: each replica lists them in another order. */
@@ -81,22 +70,22 @@ async function startPlainSet(options: { token?: string; schema: string; model: F
     );
     for (const replica of replicas.replicas) await waitForNats(replica.agentUrl);
     const [first, second, third] = replicas.replicas as [ReplicaSet['replicas'][number], ReplicaSet['replicas'][number], ReplicaSet['replicas'][number]];
-    const account = await json(`${first.accountUrl}/accounts`, { method: 'POST', body: { username: 'plain-cluster-user', description: 'made through replica 0' } });
+    const account = await requestJson(`${first.accountUrl}/accounts`, { method: 'POST', body: { username: 'plain-cluster-user', description: 'made through replica 0' } });
     expect(account.status).toBe(201);
     const secret = String(account.body.secret);
     const provider = { openai: { apiKey: modelKey, baseURL: options.model.baseURL, model: 'fixture-model', api: 'responses' } };
-    expect((await json(`${second.accountUrl}/accounts/me/agents/echo`, { method: 'PUT', secret, body: { config: { provider } } })).status).toBe(201);
-    const dispatcher = await json(`${second.accountUrl}/accounts/me/agents/dispatcher`, {
+    expect((await requestJson(`${second.accountUrl}/accounts/me/agents/echo`, { method: 'PUT', secret, body: { config: { provider } } })).status).toBe(201);
+    const dispatcher = await requestJson(`${second.accountUrl}/accounts/me/agents/dispatcher`, {
       method: 'PUT',
       secret,
       // The worker completes at replica 2: the continuation is settled away from the replica that ran the turn (most of the time).
       body: { config: { provider, tools: { test_external_async: { async: true, execution: 'external-dispatch', completionBaseUrl: third.agentUrl, completionBearerToken: secret, workerUrl: options.workerUrl } } } },
     });
     expect(dispatcher.status).toBe(201);
-    const credentials = await json(`${third.accountUrl}/accounts/me/nats`, { secret });
+    const credentials = await requestJson<NatsCredentialsView>(`${third.accountUrl}/accounts/me/nats`, { secret });
     expect(credentials.status).toBe(200);
     const connections: NatsConnection[] = [];
-    const view = credentials.body as unknown as NatsCredentialsView;
+    const view = credentials.body;
     return {
       nats,
       replicas,
@@ -155,31 +144,42 @@ async function expectChunkStreamOnThreeServers(set: PlainSet, token: string | un
   }
 }
 
-describe('3 harness serve replicas on a plain 3-server NATS cluster without authentication', () => {
+/** A plain set for the tests of the describe that calls this, on a schema, model and worker of its own: started before them, stopped after. */
+function plainSetForTests(token?: string): { readonly set: PlainSet; readonly worker: RecordingWorker } {
   const schema = randomSchemaName();
-  let model: FixtureModelServer;
-  let worker: Awaited<ReturnType<typeof startRecordingWorker>>;
+  let model: FixtureModelServer | undefined;
+  let worker: RecordingWorker | undefined;
   let set: PlainSet | undefined;
-
   beforeAll(async () => {
     model = await startFixtureModel({ apiKey: modelKey });
     worker = await startRecordingWorker();
-    set = await startPlainSet({ schema, model, workerUrl: worker.dispatchUrl });
+    set = await startPlainSet({ token, schema, model, workerUrl: worker.dispatchUrl });
   }, 90_000);
-
   afterAll(async () => {
     await stopPlainSet(set, schema);
     await worker?.close();
     await model?.close();
   }, 60_000);
+  return {
+    get set() {
+      return set!;
+    },
+    get worker() {
+      return worker!;
+    },
+  };
+}
+
+describe('3 harness serve replicas on a plain 3-server NATS cluster without authentication', () => {
+  const plain = plainSetForTests();
 
   it('hands clients the cluster without credentials of its own: the URLs, the inbox, authentication "none"', () => {
-    expect(set!.credentials).toMatchObject({ authentication: 'none', websocketUrl: null, user: null, password: null, jwt: null, inboxPrefix: `_INBOX.${set!.accountId}` });
-    expect(set!.credentials.url!.split(',').sort()).toEqual([...set!.nats.urls].sort());
+    expect(plain.set.credentials).toMatchObject({ authentication: 'none', websocketUrl: null, user: null, password: null, jwt: null, inboxPrefix: `_INBOX.${plain.set.accountId}` });
+    expect(plain.set.credentials.url!.split(',').sort()).toEqual([...plain.set.nats.urls].sort());
   });
 
   it('answers NATS turns through the queue group, on more than one replica, and keeps their chunks on 3 servers', async () => {
-    const answers = await runTurns(set!, 12, 'shared');
+    const answers = await runTurns(plain.set, 12, 'shared');
     answers.forEach((answer, index) => {
       expect(finishStatus(answer)).toBe('completed');
       expect(textOf(answer)).toBe(`Echo: shared turn ${index}`);
@@ -187,7 +187,7 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster without auth
     });
     // Which replica took each turn: the one whose log names it. Each turn is taken by exactly one; a
     // queue group picks at random, so 12 turns all on one of three replicas has odds of 1 in 177,147.
-    const served = set!.replicas.replicas.map((replica) => {
+    const served = plain.set.replicas.replicas.map((replica) => {
       const started = replica
         .output()
         .split('\n')
@@ -196,14 +196,14 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster without auth
     });
     expect(served.reduce((sum, count) => sum + count, 0)).toBe(answers.length);
     expect(served.filter((count) => count > 0).length).toBeGreaterThan(1);
-    await expectChunkStreamOnThreeServers(set!, undefined);
+    await expectChunkStreamOnThreeServers(plain.set, undefined);
   });
 
   it('replays a finished turn through the cluster, from a client of another server', async () => {
-    const [live] = await runTurns(set!, 1, 'replayed');
-    for (const url of set!.nats.urls) {
-      const inbox = new TestInbox(await set!.connect(url), set!.credentials.inboxPrefix);
-      await inbox.request(replayRequestSubject(set!.accountId, 'echo'), set!.secret, { conversationKey: 'replayed-0', afterSequence: 0 });
+    const [live] = await runTurns(plain.set, 1, 'replayed');
+    for (const url of plain.set.nats.urls) {
+      const inbox = new TestInbox(await plain.set.connect(url), plain.set.credentials.inboxPrefix);
+      await inbox.request(replayRequestSubject(plain.set.accountId, 'echo'), plain.set.secret, { conversationKey: 'replayed-0', afterSequence: 0 });
       const replayed = await inbox.untilReplayEnd();
       inbox.close();
       expect(replayed.slice(0, -1)).toEqual(live);
@@ -212,14 +212,14 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster without auth
   });
 
   it('streams the continuation of an async tool started by a NATS turn to the client inbox, whichever replica settles it', async () => {
-    const connection = await set!.connect(set!.nats.urls.join(','));
-    const inbox = new TestInbox(connection, set!.credentials.inboxPrefix);
-    await inbox.request(chatSubject(set!.accountId, 'dispatcher'), set!.secret, { conversationKey: 'dispatch', message: 'call test_external_async {"task":"plain"}' });
+    const connection = await plain.set.connect(plain.set.nats.urls.join(','));
+    const inbox = new TestInbox(connection, plain.set.credentials.inboxPrefix);
+    await inbox.request(chatSubject(plain.set.accountId, 'dispatcher'), plain.set.secret, { conversationKey: 'dispatch', message: 'call test_external_async {"task":"plain"}' });
     const first = await inbox.untilFinish();
     expect(finishStatus(first)).toBe('waiting_async_tools');
-    await expect.poll(() => worker.dispatches.length).toBe(1);
+    await expect.poll(() => plain.worker.dispatches.length).toBe(1);
 
-    const completed = await worker.complete(worker.dispatches[0]!, { status: 'completed', response: { answer: 42 } });
+    const completed = await plain.worker.complete(plain.worker.dispatches[0]!, { status: 'completed', response: { answer: 42 } });
     expect(completed).toMatchObject({ status: 202, body: { continuation: 'accepted' } });
     const continuation = await inbox.untilFinal();
     inbox.close();
@@ -232,33 +232,18 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster without auth
 });
 
 describe('3 harness serve replicas on a plain 3-server NATS cluster with a token (--auth, NATS_TOKEN)', () => {
-  const schema = randomSchemaName();
   const token = 'plain-cluster-token-0123456789';
-  let model: FixtureModelServer;
-  let worker: Awaited<ReturnType<typeof startRecordingWorker>>;
-  let set: PlainSet | undefined;
-
-  beforeAll(async () => {
-    model = await startFixtureModel({ apiKey: modelKey });
-    worker = await startRecordingWorker();
-    set = await startPlainSet({ token, schema, model, workerUrl: worker.dispatchUrl });
-  }, 90_000);
-
-  afterAll(async () => {
-    await stopPlainSet(set, schema);
-    await worker?.close();
-    await model?.close();
-  }, 60_000);
+  const plain = plainSetForTests(token);
 
   it('says the token is the operator’s to hand out, and a client with it runs and replays turns served by the replicas', async () => {
-    expect(set!.credentials).toMatchObject({ authentication: 'token', user: null, password: null, jwt: null });
-    expect(JSON.stringify(set!.credentials)).not.toContain(token);
-    const answers = await runTurns(set!, 6, 'token');
+    expect(plain.set.credentials).toMatchObject({ authentication: 'token', user: null, password: null, jwt: null });
+    expect(JSON.stringify(plain.set.credentials)).not.toContain(token);
+    const answers = await runTurns(plain.set, 6, 'token');
     answers.forEach((answer, index) => expect(textOf(answer)).toBe(`Echo: token turn ${index}`));
-    await expectChunkStreamOnThreeServers(set!, token);
+    await expectChunkStreamOnThreeServers(plain.set, token);
 
-    const inbox = new TestInbox(await set!.connect(set!.nats.urls[2]!), set!.credentials.inboxPrefix);
-    await inbox.request(replayRequestSubject(set!.accountId, 'echo'), set!.secret, { conversationKey: 'token-0', afterSequence: 0 });
+    const inbox = new TestInbox(await plain.set.connect(plain.set.nats.urls[2]!), plain.set.credentials.inboxPrefix);
+    await inbox.request(replayRequestSubject(plain.set.accountId, 'echo'), plain.set.secret, { conversationKey: 'token-0', afterSequence: 0 });
     const replayed = await inbox.untilReplayEnd();
     inbox.close();
     expect(replayed.slice(0, -1)).toEqual(answers[0]);

@@ -5,7 +5,7 @@ import { inSpan, startSpan } from '../core/telemetry/spans.js';
 import { linksTo, traceparentOf } from '../core/telemetry/traceparent.js';
 import { tracingState } from '../core/telemetry/tracing-state.js';
 import { startTracing } from './start-tracing.js';
-import { tracingSettingsFromEnvironment } from './tracing-settings.js';
+import { tracingSettingsFromEnvironment, type TracingSettings } from './tracing-settings.js';
 
 let receiver: OtlpReceiver | undefined;
 
@@ -14,19 +14,28 @@ afterEach(async () => {
   receiver = undefined;
 });
 
+/**
+ * Traces with `settings` as `instanceId`, and makes the four spans both exporters are tested on:
+ * `outer` with attributes of each kind, `inner` under it, `failing` with an error, and a new root
+ * `linked` that links to `outer`. Returns once tracing is shut down (every span sent).
+ */
+async function traceSampleSpans(settings: TracingSettings, instanceId: string): Promise<void> {
+  const tracing = startTracing({ settings, instanceId });
+  let parentContext: string | undefined;
+  await inSpan('outer', () => ({ text: 'value', count: 3, ratio: 0.5, flag: true, list: ['a', 'b'] }), async (outer) => {
+    parentContext = traceparentOf(outer);
+    await inSpan('inner', undefined, async () => undefined);
+    await inSpan('failing', undefined, () => Promise.reject(new TypeError('the details stay out'))).catch(() => undefined);
+  });
+  startSpan('linked', undefined, { root: true, links: linksTo(parentContext) })?.end();
+  await tracing.shutdown();
+}
+
 describe('startTracing', () => {
   it('exports spans over OTLP/HTTP protobuf with the resource, parents, links, attributes and status', async () => {
     receiver = await startOtlpReceiver();
     const settings = tracingSettingsFromEnvironment({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'harness-test' })!;
-    const tracing = startTracing({ settings, instanceId: 'replica-1' });
-    let parentContext: string | undefined;
-    await inSpan('outer', () => ({ text: 'value', count: 3, ratio: 0.5, flag: true, list: ['a', 'b'] }), async (outer) => {
-      parentContext = traceparentOf(outer);
-      await inSpan('inner', undefined, async () => undefined);
-      await inSpan('failing', undefined, () => Promise.reject(new TypeError('the details stay out'))).catch(() => undefined);
-    });
-    startSpan('linked', undefined, { root: true, links: linksTo(parentContext) })?.end();
-    await tracing.shutdown();
+    await traceSampleSpans(settings, 'replica-1');
     expect(tracingState()).toBeUndefined();
 
     const spans = await receiver.waitFor((received) => received.length >= 4);
@@ -50,15 +59,7 @@ describe('startTracing', () => {
   it('exports over OTLP/HTTP JSON with http/json, to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, with the same spans', async () => {
     receiver = await startOtlpReceiver({ path: '/custom/traces' });
     const settings = tracingSettingsFromEnvironment({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.tracesUrl, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' })!;
-    const tracing = startTracing({ settings, instanceId: 'replica-json' });
-    let parentContext: string | undefined;
-    await inSpan('outer', () => ({ text: 'value', count: 3, ratio: 0.5, flag: true, list: ['a', 'b'] }), async (outer) => {
-      parentContext = traceparentOf(outer);
-      await inSpan('inner', undefined, async () => undefined);
-      await inSpan('failing', undefined, () => Promise.reject(new TypeError('the details stay out'))).catch(() => undefined);
-    });
-    startSpan('linked', undefined, { root: true, links: linksTo(parentContext) })?.end();
-    await tracing.shutdown();
+    await traceSampleSpans(settings, 'replica-json');
 
     const spans = await receiver.waitFor((received) => received.length >= 4);
     expect(receiver.encodings()).toEqual(['json']);

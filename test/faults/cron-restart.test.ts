@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startFixtureModel } from '../../fixtures/model-server/fixture-model-server.js';
+import { requestJson } from '../support/json-request.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { temporaryFolder } from '../support/temporary-folder.js';
 
@@ -23,10 +24,7 @@ describe('fault: restart across a cron slot (real clock, kill -9)', () => {
     const model = await startFixtureModel({ apiKey: modelKey });
     let service = await startServiceProcess(folder.path);
     try {
-      const call = async (path: string, secret?: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') => {
-        const response = await fetch(`${service.accountUrl}${path}`, { method, headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-        return (await response.json()) as Record<string, unknown>;
-      };
+      const call = async (path: string, secret?: string, body?: unknown, method?: string) => (await requestJson(`${service.accountUrl}${path}`, { method, secret, body })).body;
       const { secret } = (await call('/accounts', undefined, { username: 'scheduler', description: 'x' })) as { secret: string };
       await call('/accounts/me/agents/ticker', secret, { config: { provider: { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } } } }, 'PUT');
       // Leave at least 15 s before the first slot, so the kill below lands before it.

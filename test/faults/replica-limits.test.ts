@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
+import { requestJson, type JsonAnswer } from '../support/json-request.js';
 import { startReplicaSet, type ReplicaSet } from '../support/replica-set.js';
 import { postgresForThisFile, randomSchemaName } from '../support/test-postgres.js';
 import { testAdminSecret } from '../support/test-services.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const modelKey = 'sk-fault-replica-limits-0123456789';
 const postgres = postgresForThisFile();
@@ -14,32 +16,7 @@ const concurrentTurns = 2;
 /** The default lease (`HARNESS_LEASE_MS`): a killed replica's slot is freed long before it runs out. */
 const leaseMs = 30_000;
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  retryAfter: string | null;
-}
-
-async function call(url: string, secret: string | undefined, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<Answer> {
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, retryAfter: response.headers.get('retry-after') };
-}
-
-const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
-/** Polls until `check` returns a value, or throws after `timeoutMs` (a bound on a hang, not a measured figure). */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-const tally = (answers: Answer[]) => answers.reduce<Record<number, number>>((counts, answer) => ({ ...counts, [answer.status]: (counts[answer.status] ?? 0) + 1 }), {});
+const tally = (answers: JsonAnswer[]) => answers.reduce<Record<number, number>>((counts, answer) => ({ ...counts, [answer.status]: (counts[answer.status] ?? 0) + 1 }), {});
 
 describe('fault: per-account limits across three replicas on one PostgreSQL', () => {
   let schema = '';
@@ -48,11 +25,11 @@ describe('fault: per-account limits across three replicas on one PostgreSQL', ()
   const replica = (index: number) => set.replicas[index % set.replicas.length]!;
   /** An account made with the admin secret (not counted against sign-ups) and its agent `talker`. */
   const createAccount = async (username: string, through: number) => {
-    const created = await call(`${replica(through).accountUrl}/accounts`, testAdminSecret, { username, description: 'limits' });
+    const created = await requestJson(`${replica(through).accountUrl}/accounts`, { secret: testAdminSecret, body: { username, description: 'limits' } });
     expect(created.status).toBe(201);
     const secret = String(created.body.secret);
     const config = { provider: { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } } };
-    expect((await call(`${replica(through + 1).accountUrl}/accounts/me/agents/talker`, secret, { config }, 'PUT')).status).toBeLessThan(300);
+    expect((await requestJson(`${replica(through + 1).accountUrl}/accounts/me/agents/talker`, { method: 'PUT', secret, body: { config } })).status).toBeLessThan(300);
     return { secret, accountId: String(created.body.accountId) };
   };
   /** Live concurrent-turn slots of an account, and which replica processes hold them. */
@@ -78,31 +55,31 @@ describe('fault: per-account limits across three replicas on one PostgreSQL', ()
   it(`an account limited to ${turnsPerMinute} turns a minute gets ${turnsPerMinute}, not ${turnsPerMinute} per replica`, async () => {
     const { secret } = await createAccount('budgeted', 0);
     // 15 /async requests at once, 5 through each replica (background turns take no concurrent slot).
-    const answers = await Promise.all(Array.from({ length: 15 }, (_, index) => call(`${replica(index).agentUrl}/agents/talker/async`, secret, { conversationKey: `burst-${index}`, message: 'hello' })));
+    const answers = await Promise.all(Array.from({ length: 15 }, (_, index) => requestJson(`${replica(index).agentUrl}/agents/talker/async`, { secret, body: { conversationKey: `burst-${index}`, message: 'hello' } })));
     // The chat route spends the same budget, on every replica.
-    const chats = await Promise.all([0, 1, 2].map((index) => call(`${replica(index).agentUrl}/agents/talker/chat`, secret, { conversationKey: `chat-${index}`, message: 'hello' })));
+    const chats = await Promise.all([0, 1, 2].map((index) => requestJson(`${replica(index).agentUrl}/agents/talker/chat`, { secret, body: { conversationKey: `chat-${index}`, message: 'hello' } })));
     console.log(`FAULT replica limits: ${turnsPerMinute} turns/min, 15 /async requests over 3 replicas: ${JSON.stringify(tally(answers))}; then a chat on each replica: ${JSON.stringify(tally(chats))}`);
     expect(tally(answers)).toEqual({ 202: turnsPerMinute, 429: 15 - turnsPerMinute });
     expect(chats.map((chat) => chat.status)).toEqual([429, 429, 429]);
     for (const refused of [...answers, ...chats].filter((answer) => answer.status === 429)) {
       expect((refused.body.error as { code: string }).code).toBe('rate_limited');
-      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     }
   });
 
   it(`sign-ups from one client address: ${signupsPerMinute} a minute across the replicas`, async () => {
-    const answers = await Promise.all(Array.from({ length: 9 }, (_, index) => call(`${replica(index).accountUrl}/accounts`, undefined, { username: `signup-${index}`, description: 'limits' })));
+    const answers = await Promise.all(Array.from({ length: 9 }, (_, index) => requestJson(`${replica(index).accountUrl}/accounts`, { body: { username: `signup-${index}`, description: 'limits' } })));
     console.log(`FAULT replica limits: ${signupsPerMinute} sign-ups/min, 9 sign-ups over 3 replicas: ${JSON.stringify(tally(answers))}`);
     expect(tally(answers)).toEqual({ 201: signupsPerMinute, 429: 9 - signupsPerMinute });
   });
 
   it(`concurrent turns are capped at ${concurrentTurns} across replicas, and a killed replica's slot is free again once it is gone, long before its lease`, async () => {
     const { secret, accountId } = await createAccount('concurrent', 1);
-    const chat = (through: number, conversationKey: string, message: string) => call(`${replica(through).agentUrl}/agents/talker/chat`, secret, { conversationKey, message });
+    const chat = (through: number, conversationKey: string, message: string) => requestJson(`${replica(through).agentUrl}/agents/talker/chat`, { secret, body: { conversationKey, message } });
     // Two long turns (JSON: a client waits on each), through replicas 0 and 1.
-    const dying = chat(0, 'long-0', 'slow: 12000').catch((error: unknown) => ({ status: 0, body: { error: String(error) }, retryAfter: null }) as Answer);
+    const dying = chat(0, 'long-0', 'slow: 12000').catch((error: unknown) => ({ status: 0, body: { error: String(error) }, headers: new Headers() }) as JsonAnswer);
     const surviving = chat(1, 'long-1', 'slow: 12000');
-    const held = await waitFor('both turns to hold a slot', async () => {
+    const held = await waitUntil('both turns to hold a slot', async () => {
       const rows = await slotsOf(accountId);
       return rows.length === concurrentTurns ? rows : undefined;
     });
@@ -117,7 +94,7 @@ describe('fault: per-account limits across three replicas on one PostgreSQL', ()
     const killedAt = (await postgres.admin.query<{ now: Date }>('SELECT now()'))[0]!.now;
     expect((await dying).status).toBe(0);
     // Gone with the replica's presence lock, not when its lease runs out.
-    const freed = await waitFor('the killed replica\'s slot to be freed', async () => ((await slotsOf(accountId)).length < concurrentTurns ? Date.now() : undefined));
+    const freed = await waitUntil('the killed replica\'s slot to be freed', async () => ((await slotsOf(accountId)).length < concurrentTurns ? Date.now() : undefined));
     expect(freed - killedAt.getTime()).toBeLessThan(leaseMs);
     const afterKill = await chat(2, 'after-kill', 'hello');
     console.log(`FAULT replica limits: ${concurrentTurns} concurrent turns: third turn through another replica ${third.status}; replica 0 killed holding a slot, free again ${freed - killedAt.getTime()} ms after the kill (lease ${leaseMs} ms, ended by the presence sweep), a new turn then ${afterKill.status}`);

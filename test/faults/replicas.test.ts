@@ -1,38 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { startFixtureSearch, type FixtureSearchServer } from '../../fixtures/search-server/fixture-search-server.js';
+import { requestJson } from '../support/json-request.js';
 import { startRecordingWorker } from '../support/recording-worker.js';
 import { startReplicaSet, type ReplicaSet } from '../support/replica-set.js';
 import { createAccounts, lostWrites, startWriteLoad, type AcknowledgedWrite } from '../support/write-load.js';
 import { postgresForThisFile, randomSchemaName } from '../support/test-postgres.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const modelKey = 'sk-fault-replicas-key-0123456789';
 const searchKey = 'tvly-fault-replicas-key-0123456789';
 const postgres = postgresForThisFile();
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function call(url: string, secret: string | undefined, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<Answer> {
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
-/** Polls until `check` returns a value, or throws after `timeoutMs` (a bound on a hang, not a measured figure). */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** Runs `work` over `items`, `parallel` at a time. */
 async function inParallel<T, R>(items: T[], parallel: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -57,12 +37,12 @@ describe('fault: three replicas on one PostgreSQL', () => {
   const replica = (index: number) => set.replicas[index % set.replicas.length]!;
   const provider = () => ({ openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } });
   const createAccount = async (username: string, through = 0) => {
-    const created = await call(`${replica(through).accountUrl}/accounts`, undefined, { username, description: 'replicas' });
+    const created = await requestJson(`${replica(through).accountUrl}/accounts`, { body: { username, description: 'replicas' } });
     expect(created.status).toBe(201);
     return String(created.body.secret);
   };
   const putAgent = async (secret: string, agentId: string, config: Record<string, unknown>, through = 0) => {
-    const answer = await call(`${replica(through).accountUrl}/accounts/me/agents/${agentId}`, secret, { config }, 'PUT');
+    const answer = await requestJson(`${replica(through).accountUrl}/accounts/me/agents/${agentId}`, { method: 'PUT', secret, body: { config } });
     expect(answer.status).toBeLessThan(300);
   };
   /** The replica whose process holds the lease of a background job (its owner names its pid). */
@@ -97,7 +77,7 @@ describe('fault: three replicas on one PostgreSQL', () => {
       const modelCalls: number[] = [];
       for (let round = 0; round < 20; round += 1) {
         worker.dispatches.length = 0;
-        const answer = await call(`${replica(round).agentUrl}/agents/fanout/chat`, secret, { conversationKey: `round-${round}`, message: 'call x100 test_external_async {}' });
+        const answer = await requestJson(`${replica(round).agentUrl}/agents/fanout/chat`, { secret, body: { conversationKey: `round-${round}`, message: 'call x100 test_external_async {}' } });
         expect(worker.dispatches).toHaveLength(100);
         const callsBefore = model.callCount();
         const results = await Promise.all(
@@ -111,7 +91,7 @@ describe('fault: three replicas on one PostgreSQL', () => {
         );
         continuations.push(results.filter((result) => result.continuation === 'accepted').length);
         const statusPath = new URL(String(answer.body.statusUrl)).pathname;
-        await waitFor('the round to complete', async () => ((await call(`${replica(round + 1).agentUrl}${statusPath}`, secret)).body.status === 'completed' ? true : undefined));
+        await waitUntil('the round to complete', async () => ((await requestJson(`${replica(round + 1).agentUrl}${statusPath}`, { secret })).body.status === 'completed' ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
         // A continuation that ran twice would call the model twice; give a late duplicate time to show.
         await sleep(200);
         modelCalls.push(model.callCount() - callsBefore);
@@ -133,12 +113,12 @@ describe('fault: three replicas on one PostgreSQL', () => {
     const answers: string[] = [];
     for (let round = 0; round < rounds; round += 1) {
       const key = `approval-${round}`;
-      const asked = await call(`${replica(0).agentUrl}/agents/helper/chat`, secret, { conversationKey: key, message: `search: round ${round}` });
+      const asked = await requestJson(`${replica(0).agentUrl}/agents/helper/chat`, { secret, body: { conversationKey: key, message: `search: round ${round}` } });
       const pending = asked.body.pendingApprovals as { approvalId: string }[];
       expect(pending).toHaveLength(1);
       const before = search.requests().length;
       const answer = { conversationKey: key, message: { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: pending[0]!.approvalId, approved: true }] } };
-      const both = await Promise.all([1, 2].map((index) => call(`${replica(index).agentUrl}/agents/helper/chat`, secret, answer)));
+      const both = await Promise.all([1, 2].map((index) => requestJson(`${replica(index).agentUrl}/agents/helper/chat`, { secret, body: answer })));
       answers.push(both.map((one) => one.status).sort().join('+'));
       searchesPerRound.push(search.requests().length - before);
     }
@@ -150,20 +130,20 @@ describe('fault: three replicas on one PostgreSQL', () => {
   it('a replica killed while it runs an /async request: another takes the request over once it is gone (before its lease runs out), and it completes once', async () => {
     const secret = await createAccount('sleeper', 2);
     await putAgent(secret, 'slow', { provider: provider() }, 0);
-    const submitted = await call(`${replica(0).agentUrl}/agents/slow/async`, secret, { conversationKey: 'sleepy', message: 'slow: 4000' });
+    const submitted = await requestJson(`${replica(0).agentUrl}/agents/slow/async`, { secret, body: { conversationKey: 'sleepy', message: 'slow: 4000' } });
     expect(submitted.status).toBe(202);
     const eventId = String(submitted.body.eventId);
-    const holder = await waitFor('a replica to claim the request', () => holderOf(`async-request:${eventId}`), 20_000);
-    await waitFor('the model call to start', async () => (model.calls().some((recorded) => JSON.stringify(recorded.body).includes('slow: 4000')) ? true : undefined), 20_000);
+    const holder = await waitUntil('a replica to claim the request', () => holderOf(`async-request:${eventId}`), { timeoutMs: 20_000, intervalMs: 100 });
+    await waitUntil('the model call to start', async () => (model.calls().some((recorded) => JSON.stringify(recorded.body).includes('slow: 4000')) ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
     const killedAt = Date.now();
     await set.kill(holder);
     const survivor = replica(holder + 1);
-    const status = await waitFor('the request to end', async () => {
-      const answer = await call(`${survivor.agentUrl}/status/${eventId}`, secret);
+    const status = await waitUntil('the request to end', async () => {
+      const answer = await requestJson(`${survivor.agentUrl}/status/${eventId}`, { secret });
       return answer.body.status === 'completed' || answer.body.status === 'failed' ? answer.body : undefined;
-    });
+    }, { timeoutMs: 60_000, intervalMs: 100 });
     const tookOverMs = Date.now() - killedAt;
-    const conversation = await call(`${survivor.agentUrl}/agents/slow/conversations/sleepy`, secret);
+    const conversation = await requestJson(`${survivor.agentUrl}/agents/slow/conversations/sleepy`, { secret });
     const messages = conversation.body.messages as unknown[];
     console.log(`FAULT replicas: replica ${holder} killed holding an /async request: ended ${String(status.status)} ${tookOverMs} ms after the kill (a 4 s model call; the 30 s lease ended by the presence sweep), conversation holds ${messages.length} messages`);
     await set.restart(holder);
@@ -178,21 +158,21 @@ describe('fault: three replicas on one PostgreSQL', () => {
     await putAgent(secret, 'ticker', { provider: provider() }, 1);
     // at() slots are minutes: one a few seconds ahead in the current minute fires at once.
     const fireAt = new Date(Date.now() + 2_000);
-    const created = await call(`${replica(1).accountUrl}/accounts/me/cron-jobs`, secret, { name: 'once', agentId: 'ticker', conversationKey: 'tick', prompt: 'slow: 4001', scheduleExpression: `at(${fireAt.toISOString().slice(0, 19)})` });
+    const created = await requestJson(`${replica(1).accountUrl}/accounts/me/cron-jobs`, { secret, body: { name: 'once', agentId: 'ticker', conversationKey: 'tick', prompt: 'slow: 4001', scheduleExpression: `at(${fireAt.toISOString().slice(0, 19)})` } });
     expect(created.status).toBe(201);
     const cronJobId = String(created.body.cronJobId);
-    const runsOf = async () => ((await call(`${replica(0).accountUrl}/accounts/me/cron-jobs/${cronJobId}/runs`, secret)).body.runs ?? []) as { eventId: string; status: string }[];
-    const [run] = await waitFor('the slot to fire', async () => {
+    const runsOf = async () => ((await requestJson(`${replica(0).accountUrl}/accounts/me/cron-jobs/${cronJobId}/runs`, { secret })).body.runs ?? []) as { eventId: string; status: string }[];
+    const [run] = await waitUntil('the slot to fire', async () => {
       const runs = await runsOf();
       return runs.length > 0 ? runs : undefined;
-    }, 30_000);
-    const holder = await waitFor('a replica to claim the run', () => holderOf(`async-request:${run!.eventId}`), 20_000);
-    await waitFor('the model call to start', async () => (model.calls().some((recorded) => JSON.stringify(recorded.body).includes('slow: 4001')) ? true : undefined), 20_000);
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+    const holder = await waitUntil('a replica to claim the run', () => holderOf(`async-request:${run!.eventId}`), { timeoutMs: 20_000, intervalMs: 100 });
+    await waitUntil('the model call to start', async () => (model.calls().some((recorded) => JSON.stringify(recorded.body).includes('slow: 4001')) ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
     await set.kill(holder);
-    const runs = await waitFor('the run to end', async () => {
+    const runs = await waitUntil('the run to end', async () => {
       const current = await runsOf();
       return current.every((one) => one.status !== 'running') ? current : undefined;
-    });
+    }, { timeoutMs: 60_000, intervalMs: 100 });
     console.log(`FAULT replicas: replica ${holder} killed holding a cron run: ${runs.length} run(s) for the slot, ${JSON.stringify(runs.map((one) => one.status))}`);
     await set.restart(holder);
     expect(runs.map((one) => one.status)).toEqual(['completed']);
@@ -214,22 +194,22 @@ describe('fault: three replicas on one PostgreSQL', () => {
     const expression = `at(${fireAt.toISOString().slice(0, 19)})`;
     const jobs = Array.from({ length: accounts * perAccount }, (_, index) => ({ secret: secrets[index % accounts]!, index }));
     const ids = await inParallel(jobs, 12, async ({ secret, index }) => {
-      const created = await call(`${replica(index).accountUrl}/accounts/me/cron-jobs`, secret, { name: `burst-${index}`, agentId: 'ticker', conversationKey: `burst-${index}`, prompt: 'tick', scheduleExpression: expression });
+      const created = await requestJson(`${replica(index).accountUrl}/accounts/me/cron-jobs`, { secret, body: { name: `burst-${index}`, agentId: 'ticker', conversationKey: `burst-${index}`, prompt: 'tick', scheduleExpression: expression } });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       return String(created.body.cronJobId);
     });
     expect(Date.now()).toBeLessThan(fireAt.getTime());
     await sleep(Math.max(0, fireAt.getTime() - Date.now()));
     // Every at() job is `completed` once its slot was claimed.
-    await waitFor('every slot to be claimed', async () => {
+    await waitUntil('every slot to be claimed', async () => {
       for (const secret of secrets) {
-        const listed = (await call(`${replica(0).accountUrl}/accounts/me/cron-jobs`, secret)).body.cronJobs as { status: string }[];
+        const listed = (await requestJson(`${replica(0).accountUrl}/accounts/me/cron-jobs`, { secret })).body.cronJobs as { status: string }[];
         if (listed.some((job) => job.status !== 'completed')) return undefined;
       }
       return true;
-    }, 120_000);
+    }, { timeoutMs: 120_000, intervalMs: 100 });
     const runCounts = await inParallel(ids, 16, async (id, index) => {
-      const runs = (await call(`${replica(index).accountUrl}/accounts/me/cron-jobs/${id}/runs`, jobs[index]!.secret)).body.runs as unknown[];
+      const runs = (await requestJson(`${replica(index).accountUrl}/accounts/me/cron-jobs/${id}/runs`, { secret: jobs[index]!.secret })).body.runs as unknown[];
       return runs.length;
     });
     const lost = runCounts.filter((count) => count === 0).length;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { startFixtureSearch, type FixtureSearchServer } from '../../fixtures/search-server/fixture-search-server.js';
+import { requestJson } from '../support/json-request.js';
 import { startRecordingWorker } from '../support/recording-worker.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { temporaryFolder } from '../support/temporary-folder.js';
@@ -20,10 +21,6 @@ describe('fault: restarts with work in flight (kill -9, then a new process on th
     await search.close();
   });
 
-  const call = async (url: string, secret: string | undefined, body?: unknown, method = body === undefined ? 'GET' : 'POST') => {
-    const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...(secret ? { authorization: `Bearer ${secret}` } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    return { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
-  };
   const reorigin = (url: string, service: ServiceProcess) => url.replace(/^http:\/\/[^/]+/, service.agentUrl);
 
   it('restart between dispatch and completion: every continuation still happens', async () => {
@@ -31,26 +28,30 @@ describe('fault: restarts with work in flight (kill -9, then a new process on th
     const worker = await startRecordingWorker();
     let service = await startServiceProcess(folder.path);
     try {
-      const { secret } = (await call(`${service.accountUrl}/accounts`, undefined, { username: 'restarter', description: 'x' })).body as { secret: string };
-      await call(`${service.accountUrl}/accounts/me/agents/dispatcher`, secret, {
-        config: {
-          provider: { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } },
-          tools: { test_external_async: { async: true, execution: 'external-dispatch', completionBaseUrl: service.agentUrl, completionBearerToken: secret, workerUrl: worker.dispatchUrl } },
+      const { secret } = (await requestJson<{ secret: string }>(`${service.accountUrl}/accounts`, { body: { username: 'restarter', description: 'x' } })).body;
+      await requestJson(`${service.accountUrl}/accounts/me/agents/dispatcher`, {
+        method: 'PUT',
+        secret,
+        body: {
+          config: {
+            provider: { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } },
+            tools: { test_external_async: { async: true, execution: 'external-dispatch', completionBaseUrl: service.agentUrl, completionBearerToken: secret, workerUrl: worker.dispatchUrl } },
+          },
         },
-      }, 'PUT');
+      });
       const statusUrls: string[] = [];
       for (let index = 0; index < 10; index += 1) {
-        const answer = await call(`${service.agentUrl}/agents/dispatcher/chat`, secret, { conversationKey: `turn-${index}`, message: 'call x3 test_external_async {}' });
+        const answer = await requestJson(`${service.agentUrl}/agents/dispatcher/chat`, { secret, body: { conversationKey: `turn-${index}`, message: 'call x3 test_external_async {}' } });
         statusUrls.push(String(answer.body.statusUrl));
       }
       expect(worker.dispatches).toHaveLength(30);
       await service.killHard();
       service = await startServiceProcess(folder.path);
-      await Promise.all(worker.dispatches.map((dispatch) => call(reorigin(dispatch.completeUrl, service), secret, { status: 'completed', response: { survived: dispatch.resultId } })));
+      await Promise.all(worker.dispatches.map((dispatch) => requestJson(reorigin(dispatch.completeUrl, service), { secret, body: { status: 'completed', response: { survived: dispatch.resultId } } })));
       let completed = 0;
       for (const statusUrl of statusUrls) {
         for (let attempt = 0; attempt < 200; attempt += 1) {
-          const status = (await call(reorigin(statusUrl, service), secret)).body.status;
+          const status = (await requestJson(reorigin(statusUrl, service), { secret })).body.status;
           if (status === 'completed') {
             completed += 1;
             break;
@@ -71,14 +72,16 @@ describe('fault: restarts with work in flight (kill -9, then a new process on th
     const folder = await temporaryFolder();
     let service = await startServiceProcess(folder.path, { ALPHA_BASE_URL: search.baseURL });
     try {
-      const { secret } = (await call(`${service.accountUrl}/accounts`, undefined, { username: 'approver', description: 'x' })).body as { secret: string };
-      await call(`${service.accountUrl}/accounts/me/agents/careful`, secret, {
-        config: { provider: { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } }, tools: { alphaSearch: { apiKey: searchKey, needsApproval: true } } },
-      }, 'PUT');
+      const { secret } = (await requestJson<{ secret: string }>(`${service.accountUrl}/accounts`, { body: { username: 'approver', description: 'x' } })).body;
+      await requestJson(`${service.accountUrl}/accounts/me/agents/careful`, {
+        method: 'PUT',
+        secret,
+        body: { config: { provider: { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } }, tools: { alphaSearch: { apiKey: searchKey, needsApproval: true } } } },
+      });
       const pending: { key: string; approvalId: string; approve: boolean; query: string }[] = [];
       for (let index = 0; index < 10; index += 1) {
         const query = `query-${index}-${index % 2 === 0 ? 'approve' : 'deny'}`;
-        const answer = await call(`${service.agentUrl}/agents/careful/chat`, secret, { conversationKey: `c-${index}`, message: `search: ${query}` });
+        const answer = await requestJson(`${service.agentUrl}/agents/careful/chat`, { secret, body: { conversationKey: `c-${index}`, message: `search: ${query}` } });
         const approvals = answer.body.pendingApprovals as { approvalId: string }[];
         pending.push({ key: `c-${index}`, approvalId: approvals[0]!.approvalId, approve: index % 2 === 0, query });
       }
@@ -86,9 +89,12 @@ describe('fault: restarts with work in flight (kill -9, then a new process on th
       service = await startServiceProcess(folder.path, { ALPHA_BASE_URL: search.baseURL });
       let answerable = 0;
       for (const approval of pending) {
-        const answer = await call(`${service.agentUrl}/agents/careful/chat`, secret, {
-          conversationKey: approval.key,
-          message: { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: approval.approvalId, approved: approval.approve, reason: 'fault test' }] },
+        const answer = await requestJson(`${service.agentUrl}/agents/careful/chat`, {
+          secret,
+          body: {
+            conversationKey: approval.key,
+            message: { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: approval.approvalId, approved: approval.approve, reason: 'fault test' }] },
+          },
         });
         if (answer.status === 200 && answer.body.status === 'completed') answerable += 1;
       }

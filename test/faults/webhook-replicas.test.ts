@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
+import { requestJson } from '../support/json-request.js';
 import { startReplicaSet, type ReplicaSet } from '../support/replica-set.js';
 import { postgresForThisFile, randomSchemaName } from '../support/test-postgres.js';
 import { startWebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
@@ -28,12 +29,8 @@ describe('fault: completion webhooks on two replicas', () => {
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   let secret = '';
 
-  const call = async (url: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') => {
-    const response = await fetch(url, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
   const deliveries = async (through: number) =>
-    (await call(`${set.replicas[through]!.agentUrl}/agents/helper/webhook-deliveries?limit=200`)).body.deliveries as { eventId: string; state: string; attempts: { statusCode?: number }[] }[];
+    (await requestJson(`${set.replicas[through]!.agentUrl}/agents/helper/webhook-deliveries?limit=200`, { secret })).body.deliveries as { eventId: string; state: string; attempts: { statusCode?: number }[] }[];
 
   beforeAll(async () => {
     schema = randomSchemaName();
@@ -42,10 +39,9 @@ describe('fault: completion webhooks on two replicas', () => {
     receiver = await startWebhookReceiver();
     // Retries wait 1.5 s, long enough to kill the replica that scheduled one; sweeps run every 300 ms.
     set = await startReplicaSet(url, 2, { HARNESS_WEBHOOK_RETRY_BASE_MS: '1500', HARNESS_WEBHOOK_SWEEP_MS: '300' });
-    const created = await fetch(`${set.replicas[0]!.accountUrl}/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'hooked', description: 'replicas' }) });
-    secret = String(((await created.json()) as { secret: string }).secret);
+    secret = String((await requestJson(`${set.replicas[0]!.accountUrl}/accounts`, { body: { username: 'hooked', description: 'replicas' } })).body.secret);
     const config = { provider: { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } }, webhooks: { completion: { url: receiver.url, secret: webhookSecret } } };
-    expect((await call(`${set.replicas[1]!.accountUrl}/accounts/me/agents/helper`, { config }, 'PUT')).status).toBe(201);
+    expect((await requestJson(`${set.replicas[1]!.accountUrl}/accounts/me/agents/helper`, { method: 'PUT', secret, body: { config } })).status).toBe(201);
   }, 120_000);
   afterAll(async () => {
     await set?.close();
@@ -57,7 +53,7 @@ describe('fault: completion webhooks on two replicas', () => {
   it('20 /async requests through both replicas: 20 signed POSTs, one per event', async () => {
     const eventIds: string[] = [];
     for (let index = 0; index < 20; index += 1) {
-      const answer = await call(`${set.replicas[index % 2]!.agentUrl}/agents/helper/async`, { conversationKey: `k-${index}`, message: `hello ${index}` });
+      const answer = await requestJson(`${set.replicas[index % 2]!.agentUrl}/agents/helper/async`, { secret, body: { conversationKey: `k-${index}`, message: `hello ${index}` } });
       expect(answer.status).toBe(202);
       eventIds.push(String(answer.body.eventId));
     }
@@ -77,7 +73,7 @@ describe('fault: completion webhooks on two replicas', () => {
   it('a retry scheduled by a replica that is killed is made by the other one', async () => {
     receiver.received.length = 0;
     receiver.answerWith(500);
-    const answer = await call(`${set.replicas[0]!.agentUrl}/agents/helper/async`, { conversationKey: 'retry', message: 'flaky receiver' });
+    const answer = await requestJson(`${set.replicas[0]!.agentUrl}/agents/helper/async`, { secret, body: { conversationKey: 'retry', message: 'flaky receiver' } });
     const eventId = String(answer.body.eventId);
     await receiver.waitFor(1, 60_000);
     // The replica whose attempt failed logs that it will retry; it dies before it can.

@@ -1,46 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postgresForThisFile, randomSchemaName } from '../../../../test/support/test-postgres.js';
+import { describe, expect, it } from 'vitest';
+import { coordinationReplicasPerTest } from '../../../../test/support/coordination-replicas.js';
+import { postgresForThisFile } from '../../../../test/support/test-postgres.js';
 import { memoryRateBudget, type RateOutcome } from '../../limits/rate-budget.js';
 import type { SlotOutcome } from '../../limits/slot-pool.js';
-import { silentLogger } from '../../logger.js';
-import { PostgresStorage } from '../../storage/postgres/postgres-storage.js';
-import type { Coordination } from '../coordination.js';
 import { PostgresBudgets } from './postgres-budgets.js';
-import { postgresCoordination } from './postgres-coordination.js';
 
 const postgres = postgresForThisFile();
 
 describe('per-account limits on PostgreSQL (replicas in one process, one schema)', () => {
-  let schema = '';
-  let url = '';
-  const opened: Coordination[] = [];
-
-  beforeEach(async () => {
-    schema = randomSchemaName();
-    url = await postgres.admin.createSchema(schema);
-    const storage = new PostgresStorage({ connectionString: url, poolSize: 1 });
-    await storage.ready();
-    await storage.close();
-  });
-  afterEach(async () => {
-    for (const coordination of opened.splice(0)) await coordination.close();
-    await postgres.admin.dropSchema(schema);
-  });
-
-  let replicas = 0;
-  const replica = (leaseMs = 30_000, replicaName = `replica-${(replicas += 1)}`) => {
-    const coordination = postgresCoordination({ connectionString: url, settings: { leaseMs, jobPollMs: 20, cronResyncMs: 1_000 }, logger: silentLogger, poolSize: 4, replicaName });
-    opened.push(coordination);
-    return coordination;
-  };
+  const replicas = coordinationReplicasPerTest(postgres, 4);
   /** Moves a bucket's last take `seconds` into the past, as if that much time went by. */
   const age = (budget: string, key: string, seconds: number) =>
-    postgres.admin.query(`UPDATE ${schema}.harness_rate_budgets SET updated_at = updated_at - $3 * interval '1 second' WHERE budget = $1 AND key = $2`, [budget, key, seconds]);
-  const rows = async (table: string) => Number((await postgres.admin.query<{ count: string }>(`SELECT count(*) FROM ${schema}.${table}`))[0]!.count);
+    postgres.admin.query(`UPDATE ${replicas.schema}.harness_rate_budgets SET updated_at = updated_at - $3 * interval '1 second' WHERE budget = $1 AND key = $2`, [budget, key, seconds]);
+  const rows = async (table: string) => Number((await postgres.admin.query<{ count: string }>(`SELECT count(*) FROM ${replicas.schema}.${table}`))[0]!.count);
   const allowed = (outcomes: RateOutcome[]) => outcomes.filter((outcome) => outcome.allowed).length;
 
   it('50 takes at once through three replicas on a budget of 20 allow exactly 20', async () => {
-    const budgets = [replica(), replica(), replica()].map((coordination) => coordination.budgets.perMinute('turns', 20));
+    const budgets = [replicas.replica(), replicas.replica(), replicas.replica()].map((coordination) => coordination.budgets.perMinute('turns', 20));
     const outcomes = await Promise.all(Array.from({ length: 50 }, (_, index) => budgets[index % 3]!.take('acc_busy')));
     expect(allowed(outcomes)).toBe(20);
     // 20 a minute: one token every 3 s.
@@ -48,7 +24,7 @@ describe('per-account limits on PostgreSQL (replicas in one process, one schema)
   });
 
   it('refills over the minute up to the budget, with a retry time while empty', async () => {
-    const [first, second] = [replica(), replica()];
+    const [first, second] = [replicas.replica(), replicas.replica()];
     // 6 a minute: one token every 10 s, so the milliseconds the test itself takes never add one.
     const budget = first.budgets.perMinute('turns', 6);
     const elsewhere = second.budgets.perMinute('turns', 6);
@@ -77,7 +53,7 @@ describe('per-account limits on PostgreSQL (replicas in one process, one schema)
   it('gives the same answers as the in-memory bucket for one process', async () => {
     let now = 0;
     const memory = memoryRateBudget(3, () => now);
-    const shared = replica().budgets.perMinute('turns', 3);
+    const shared = replicas.replica().budgets.perMinute('turns', 3);
     const both = async () => [await memory.take('a'), await shared.take('a')];
     for (let index = 0; index < 3; index += 1) expect(await both()).toEqual([{ allowed: true }, { allowed: true }]);
     expect(await both()).toEqual([
@@ -91,7 +67,7 @@ describe('per-account limits on PostgreSQL (replicas in one process, one schema)
   });
 
   it('prunes buckets untouched for a minute (full again) and keeps the others', async () => {
-    const coordination = replica();
+    const coordination = replicas.replica();
     const budget = coordination.budgets.perMinute('signups', 10);
     for (let index = 0; index < 100; index += 1) await budget.take(`203.0.113.${index}`);
     await budget.take('198.51.100.1');
@@ -103,7 +79,7 @@ describe('per-account limits on PostgreSQL (replicas in one process, one schema)
   });
 
   it('50 slot takes at once through three replicas on a capacity of 20 give exactly 20, and a given-back slot is free again', async () => {
-    const pools = [replica(), replica(), replica()].map((coordination) => coordination.budgets.slots('turns', 20));
+    const pools = [replicas.replica(), replicas.replica(), replicas.replica()].map((coordination) => coordination.budgets.slots('turns', 20));
     const outcomes = await Promise.all(Array.from({ length: 50 }, (_, index) => pools[index % 3]!.take('acc_busy')));
     const taken = outcomes.filter((outcome): outcome is Extract<SlotOutcome, { taken: true }> => outcome.taken);
     expect(taken).toHaveLength(20);
@@ -124,7 +100,7 @@ describe('per-account limits on PostgreSQL (replicas in one process, one schema)
   });
 
   it("keeps a live replica's slots past the lease, and frees a killed replica's within one", async () => {
-    const [dying, survivor] = [replica(1_000), replica(1_000)];
+    const [dying, survivor] = [replicas.replica(1_000), replicas.replica(1_000)];
     const held = dying.budgets.slots('turns', 2);
     const other = survivor.budgets.slots('turns', 2);
     expect((await held.take('acc_a')).taken).toBe(true);
@@ -134,8 +110,7 @@ describe('per-account limits on PostgreSQL (replicas in one process, one schema)
     expect(await other.take('acc_a')).toEqual({ taken: false, active: 2 });
 
     // Its heartbeat and connections stop, as in a kill; its rows stay until their lease runs out.
-    opened.splice(opened.indexOf(dying), 1);
-    await dying.close();
+    await replicas.kill(dying);
     const killedAt = Date.now();
     let outcome: SlotOutcome = { taken: false, active: 2 };
     while (!outcome.taken && Date.now() - killedAt < 10_000) {
@@ -146,19 +121,18 @@ describe('per-account limits on PostgreSQL (replicas in one process, one schema)
   });
 
   it('frees the slots of an earlier process of the same replica when it starts again, without waiting for the lease', async () => {
-    const dead = replica(60_000, 'restarted');
+    const dead = replicas.replica(60_000, 'restarted');
     const pool = dead.budgets.slots('turns', 1);
     expect((await pool.take('acc_a')).taken).toBe(true);
-    opened.splice(opened.indexOf(dead), 1);
-    await dead.close();
-    const again = replica(60_000, 'restarted');
+    await replicas.kill(dead);
+    const again = replicas.replica(60_000, 'restarted');
     expect(await again.budgets.slots('turns', 1).take('acc_a')).toEqual({ taken: false, active: 1 });
     await again.start();
     expect((await again.budgets.slots('turns', 1).take('acc_a')).taken).toBe(true);
   });
 
   it('costs one round trip a take (figures printed)', async () => {
-    const budget = replica().budgets.perMinute('turns', 1_000_000);
+    const budget = replicas.replica().budgets.perMinute('turns', 1_000_000);
     const memory = memoryRateBudget(1_000_000);
     const takes = 2_000;
     const measure = async (take: () => Promise<RateOutcome>) => {

@@ -1,11 +1,9 @@
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postgresForThisFile, randomSchemaName } from '../../../../test/support/test-postgres.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { coordinationReplicasPerTest } from '../../../../test/support/coordination-replicas.js';
+import { postgresForThisFile } from '../../../../test/support/test-postgres.js';
 import type { JobDelivery, JobQueue } from '../../background-jobs/job-queue.js';
-import { silentLogger } from '../../logger.js';
-import { PostgresStorage } from '../../storage/postgres/postgres-storage.js';
 import type { Coordination } from '../coordination.js';
-import { postgresCoordination } from './postgres-coordination.js';
 
 const postgres = postgresForThisFile();
 
@@ -16,32 +14,19 @@ interface TestJob {
 const spec = { name: 'test', keyOf: (job: TestJob) => job.id };
 
 describe('coordination on PostgreSQL (replicas in one process, one schema)', () => {
-  let schema = '';
-  let url = '';
-  const opened: Coordination[] = [];
+  const replicas = coordinationReplicasPerTest(postgres, 2);
   const queues: JobQueue<TestJob>[] = [];
-
-  beforeEach(async () => {
-    schema = randomSchemaName();
-    url = await postgres.admin.createSchema(schema);
-    const storage = new PostgresStorage({ connectionString: url, poolSize: 1 });
-    await storage.ready();
-    await storage.close();
-  });
+  // After-hooks run last-registered first: the queues stop before their replicas close.
   afterEach(async () => {
     for (const queue of queues.splice(0)) await queue.stop();
-    for (const coordination of opened.splice(0)) await coordination.close();
-    await postgres.admin.dropSchema(schema);
   });
 
-  let replicas = 0;
-  const replica = (leaseMs = 30_000, start = true, replicaName = `replica-${(replicas += 1)}`) => {
-    const coordination = postgresCoordination({ connectionString: url, settings: { leaseMs, jobPollMs: 20, cronResyncMs: 1_000 }, logger: silentLogger, poolSize: 2, replicaName });
-    opened.push(coordination);
+  const replica = (leaseMs?: number, start = true, replicaName?: string) => {
+    const coordination = replicas.replica(leaseMs, replicaName);
     if (start) void coordination.start();
     return coordination;
   };
-  const storedJobs = async () => Number((await postgres.admin.query<{ jobs: string }>(`SELECT count(*) AS jobs FROM ${schema}.harness_jobs`))[0]!.jobs);
+  const storedJobs = async () => Number((await postgres.admin.query<{ jobs: string }>(`SELECT count(*) AS jobs FROM ${replicas.schema}.harness_jobs`))[0]!.jobs);
   const queueOn = (coordination: Coordination, run: (job: TestJob, delivery: JobDelivery) => Promise<void>, concurrency = 4) => {
     const queue = coordination.jobQueues(run, concurrency, spec);
     queues.push(queue);
@@ -76,10 +61,10 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
     await claimed;
   }
 
-  /** Leaves `coordination` out of the clean-up: the test closes it itself, as a kill would. */
-  function forget(coordination: Parameters<typeof queueOn>[0]): void {
+  /** Closes `coordination` now, as a kill would, and leaves it and the queues out of the clean-up. */
+  async function kill(coordination: Coordination): Promise<void> {
     queues.splice(0);
-    opened.splice(opened.indexOf(coordination), 1);
+    await replicas.kill(coordination);
   }
 
   it('delivers a job again, with a higher attempt, once the lease of a replica that stopped renewing runs out', async () => {
@@ -87,8 +72,7 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
     const deliveries: JobDelivery[] = [];
     // The first replica takes the job and never finishes it: its connections are cut, as by a kill.
     await holdJobForever(dead);
-    forget(dead);
-    await dead.close();
+    await kill(dead);
     const survivor = queueOn(replica(1_000), async (_job, delivery) => {
       deliveries.push(delivery);
     });
@@ -100,8 +84,7 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
     const dead = replica(60_000, true, 'restarted');
     await holdJobForever(dead);
     await dead.conversationLocks.acquire('conversation-c');
-    forget(dead);
-    await dead.close();
+    await kill(dead);
     // A 60 s lease: only the release at start lets this finish within the test's time.
     const again = replica(60_000, false, 'restarted');
     await again.start();
@@ -123,10 +106,9 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
     const slot = await dead.budgets.slots('turns', 1).take('acc_dead');
     expect(slot.taken).toBe(true);
     dead.runningTurns.register({ turnId: 'turn-dead', eventId: 'evt-dead', accountId: 'acc_dead', agentId: 'agent', conversationKey: 'dead' }, () => undefined);
-    while ((await postgres.admin.query(`SELECT 1 FROM ${schema}.harness_running_turns WHERE turn_id = 'turn-dead'`)).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    while ((await postgres.admin.query(`SELECT 1 FROM ${replicas.schema}.harness_running_turns WHERE turn_id = 'turn-dead'`)).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     // The process dies: its sessions end, its presence lock with them. Its leases have 60 s left.
-    forget(dead);
-    await dead.close();
+    await kill(dead);
 
     const survivor = replica(60_000);
     await survivor.start();
@@ -137,9 +119,9 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
     expect(deliveries).toEqual([{ attempt: 2 }]);
     (await survivor.conversationLocks.acquire('conversation-dead'))();
     expect((await survivor.budgets.slots('turns', 1).take('acc_dead')).taken).toBe(true);
-    expect(await postgres.admin.query(`SELECT turn_id FROM ${schema}.harness_running_turns`)).toEqual([]);
+    expect(await postgres.admin.query(`SELECT turn_id FROM ${replicas.schema}.harness_running_turns`)).toEqual([]);
     // The live process keeps its lease through the sweeps of the others.
-    const owners = await postgres.admin.query<{ name: string }>(`SELECT name FROM ${schema}.harness_leases WHERE name = 'conversation:conversation-live'`);
+    const owners = await postgres.admin.query<{ name: string }>(`SELECT name FROM ${replicas.schema}.harness_leases WHERE name = 'conversation:conversation-live'`);
     expect(owners).toEqual([{ name: 'conversation:conversation-live' }]);
     liveRelease();
   });
@@ -160,12 +142,11 @@ describe('coordination on PostgreSQL (replicas in one process, one schema)', () 
 
     // A holder that dies keeps the lock only until its lease runs out.
     await first.conversationLocks.acquire('conversation-b');
-    opened.splice(opened.indexOf(first), 1);
-    await first.close();
+    await replicas.kill(first);
     const before = Date.now();
     (await second.conversationLocks.acquire('conversation-b'))();
     expect(Date.now() - before).toBeLessThan(5_000);
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const pool = new pg.Pool({ connectionString: replicas.url, max: 1 });
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect((await pool.query('SELECT name FROM harness_leases')).rows).toEqual([]);
