@@ -58,7 +58,8 @@ describe('fault: three replicas on one PostgreSQL', () => {
     const url = await postgres.admin.createSchema(schema);
     model = await startFixtureModel({ apiKey: modelKey });
     search = await startFixtureSearch({ apiKey: searchKey });
-    set = await startReplicaSet(url, 3, { ALPHA_BASE_URL: search.baseURL });
+    // The file signs up more accounts from one address than the default 10 a minute allows.
+    set = await startReplicaSet(url, 3, { ALPHA_BASE_URL: search.baseURL, HARNESS_LIMIT_SIGNUPS_PER_MINUTE: '1000' });
   }, 120_000);
   afterAll(async () => {
     await set?.close();
