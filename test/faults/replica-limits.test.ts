@@ -99,8 +99,13 @@ describe('fault: per-account limits across three replicas on one PostgreSQL', ()
     const afterKill = await chat(2, 'after-kill', 'hello');
     console.log(`FAULT replica limits: ${concurrentTurns} concurrent turns: third turn through another replica ${third.status}; replica 0 killed holding a slot, free again ${freed - killedAt.getTime()} ms after the kill (lease ${leaseMs} ms, ended by the presence sweep), a new turn then ${afterKill.status}`);
     expect(afterKill.status).toBe(200);
-    // The surviving turn still holds its slot: the sweep ended only the dead process's.
-    expect((await slotsOf(accountId)).map((row) => row.holder.includes(`#${replica(1).child.pid}#`))).toEqual([true]);
+    // The surviving turn still holds its slot: the sweep ended only the dead process's. (The
+    // after-kill turn gives its slot back just after its answer: wait for that first.)
+    const survivingSlots = await waitUntil('the after-kill turn to give its slot back', async () => {
+      const rows = await slotsOf(accountId);
+      return rows.length === 1 ? rows : undefined;
+    });
+    expect(survivingSlots.map((row) => row.holder.includes(`#${replica(1).child.pid}#`))).toEqual([true]);
     expect((await surviving).status).toBe(200);
   }, 90_000);
 });
