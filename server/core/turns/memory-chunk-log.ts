@@ -33,10 +33,23 @@ export class MemoryChunkLog implements ChunkLog {
   /** The latest turn of each conversation. */
   private readonly latest = new Map<string, LoggedTurn>();
   private chunkCount = 0;
+  /** The turn the last chunk went to, by the address object its writer passes for every chunk (no key to build per chunk). */
+  private lastAppend: { address: TurnAddress; turn: LoggedTurn } | undefined;
 
   constructor(private readonly options: MemoryChunkLogOptions = {}) {}
 
   append(address: TurnAddress, chunk: UIMessageChunk): number {
+    const turn = this.lastAppend?.address === address ? this.lastAppend.turn : this.turnOf(address);
+    turn.chunks.push(chunk);
+    this.chunkCount += 1;
+    if (chunk.type === 'finish') turn.finished = true;
+    for (const wake of turn.waiters) wake();
+    turn.waiters.clear();
+    this.evict();
+    return turn.chunks.length - 1;
+  }
+
+  private turnOf(address: TurnAddress): LoggedTurn {
     const conversation = conversationOf(address);
     // The key holds the conversation too: a turn id taken from another account's stream names nothing here.
     const key = `${conversation}${address.turnId}`;
@@ -46,13 +59,8 @@ export class MemoryChunkLog implements ChunkLog {
       this.turns.set(key, turn);
       this.latest.set(conversation, turn);
     }
-    turn.chunks.push(chunk);
-    this.chunkCount += 1;
-    if (chunk.type === 'finish') turn.finished = true;
-    for (const wake of turn.waiters) wake();
-    turn.waiters.clear();
-    this.evict();
-    return turn.chunks.length - 1;
+    this.lastAppend = { address, turn };
+    return turn;
   }
 
   async turnState(address: TurnAddress): Promise<LoggedTurnState | undefined> {
@@ -102,6 +110,7 @@ export class MemoryChunkLog implements ChunkLog {
       // The turn being logged right now stays, even alone above the limit.
       if (this.turns.size === 1) return;
       this.turns.delete(key);
+      if (this.lastAppend?.turn === turn) this.lastAppend = undefined;
       this.chunkCount -= turn.chunks.length;
       if (this.latest.get(turn.conversation) === turn) this.latest.delete(turn.conversation);
       // Its readers end: what they wait for is gone.

@@ -37,8 +37,8 @@ export interface TurnAdmissionOptions {
    * per account); across replicas, the coordination's shared pool.
    */
   slots?: SlotPool;
-  /** Refuses a new turn once the account's daily token budget is spent (429). */
-  budgetCheck?: (accountId: string) => Promise<void>;
+  /** Refuses a new turn once the account's daily token budget is spent (429); the account's row as the request read it, when it did. */
+  budgetCheck?: (accountId: string, readByRequest?: Pick<AccountReading, 'tokensPerDay'>) => Promise<void>;
 }
 
 /**
@@ -76,8 +76,8 @@ export class TurnAdmission {
    * Refuses a new turn of an account whose tokens of today are spent. Only a user message
    * starts a turn: approval answers and continuations finish a turn already started.
    */
-  async checkBudget(accountId: string, input: TurnInput | undefined): Promise<void> {
-    if (input?.kind === 'user') await this.options.budgetCheck?.(accountId);
+  async checkBudget(accountId: string, input: TurnInput | undefined, readByRequest?: AccountReading): Promise<void> {
+    if (input?.kind === 'user') await this.options.budgetCheck?.(accountId, readByRequest?.accountId === accountId ? readByRequest : undefined);
   }
 
   /** Refuses a transport that cannot carry this agent's tools. */

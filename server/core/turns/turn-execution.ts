@@ -15,6 +15,7 @@ import type { AccountUsage } from '../usage/account-usage.js';
 import { type StepUsage, stepUsage, usagePerMessage } from '../usage/step-usage.js';
 import { addUsage, sumUsage } from '../usage/token-usage.js';
 import { modelTelemetry } from '../telemetry/model-telemetry.js';
+import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError, scrubSecrets } from './model-error.js';
@@ -79,6 +80,7 @@ export class TurnExecution {
   private readonly secrets: string[];
   /** Aborted by a cancel request: stops the model call, the tools (their `abortSignal`) and async waits. */
   private readonly cancel = new AbortController();
+  private readonly usage: RunUsageRecorder;
 
   constructor(
     private readonly services: TurnExecutionServices,
@@ -88,6 +90,8 @@ export class TurnExecution {
     this.secrets = collectSecretValues(turn.agent.config);
     const { turnId, eventId, state, firstNewMessage } = turn;
     this.outcome = { turnId, eventId, conversationKey: turn.request.conversationKey, state, firstNewMessage, waitingOn: [], denied: [] };
+    const { accountId, agentId, input } = turn.request;
+    this.usage = new RunUsageRecorder(services.usage, { accountId, agentId, startsTurn: input?.kind === 'user' });
   }
 
   /** Answers were recorded but others of the same step are still open. */
@@ -267,7 +271,11 @@ export class TurnExecution {
       }
       const denied = this.outcome.failure || request.approvalPolicy === 'ask' ? [] : this.denyAll(requested, timestamp);
       state.updatedAt = timestamp;
-      this.version = await this.services.save(state, this.version);
+      const saved = this.services.save(state, this.version);
+      // Counted with the pass's write (the same group commit on lowdb), not in a write of its own after it.
+      const counted = this.usage.flush();
+      this.version = await saved;
+      await counted;
       for (const call of settled) write(asyncSettledChunk(call));
       if (this.outcome.failure) return 'failed';
       for (const approval of denied) {
@@ -371,12 +379,12 @@ export class TurnExecution {
     const calls = steps.map((step) => step.usage);
     this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(calls));
     this.outcome.usageByCall = [...(this.outcome.usageByCall ?? []), ...calls];
+    this.usage.add(calls);
   }
 
-  /** Counts this run's tokens, and the turn when this run started it (a user message). */
-  private async recordUsage(): Promise<void> {
-    const { request } = this.turn;
-    await this.services.usage?.record({ accountId: request.accountId, agentId: request.agentId, usage: this.outcome.usage ?? sumUsage([]), startsTurn: request.input?.kind === 'user' });
+  /** Counts what this run's passes left uncounted (a cancel, a failure), and the turn when nothing was counted yet. */
+  private recordUsage(): Promise<void> {
+    return this.usage.flush();
   }
 
   private denyAll(requested: ApprovalRecord[], timestamp: string): ApprovalRecord[] {

@@ -82,7 +82,7 @@ export class TurnRunner {
     const { agent, giveBack } = await traceAdmission(async () => {
       admission.checkInput(request.input);
       await admission.checkAccount(request.accountId, request.accountReadByRequest);
-      await admission.checkBudget(request.accountId, request.input);
+      await admission.checkBudget(request.accountId, request.input, request.accountReadByRequest);
       const agent = await this.options.agents.load(request.accountId, request.agentId);
       admission.checkTransport(agent, request.transport);
       return { agent, giveBack: await admission.takeSlot(request.accountId, request.transport) };

@@ -36,6 +36,13 @@ export interface TurnRequest {
 export interface AccountReading {
   accountId: string;
   disabled: boolean;
+  /** The operator's daily token limit of the account, as read (undefined: none of its own). */
+  tokensPerDay?: number;
+}
+
+/** What a turn may take from the account row its request read (its bearer check). */
+export function accountReadingOf(account: { accountId: string; disabled: boolean; tokensPerDay?: number }): AccountReading {
+  return { accountId: account.accountId, disabled: account.disabled, ...(account.tokensPerDay !== undefined ? { tokensPerDay: account.tokensPerDay } : {}) };
 }
 
 export interface DeniedApproval {

@@ -72,7 +72,7 @@ export class AccountUsage {
   }
 
   /** Refuses a new turn (429) once the account's tokens of today reach its daily limit. */
-  checkBudget(accountId: string): Promise<void> {
-    return this.options.budget.check(accountId);
+  checkBudget(accountId: string, readByRequest?: { tokensPerDay?: number }): Promise<void> {
+    return this.options.budget.check(accountId, readByRequest);
   }
 }

@@ -19,14 +19,18 @@ export interface DailyTokenBudgetOptions {
 export class DailyTokenBudget {
   constructor(private readonly options: DailyTokenBudgetOptions) {}
 
-  /** The limit that applies to the account, undefined when none does. */
-  async limitOf(accountId: string): Promise<number | undefined> {
-    return (await this.options.accountTokensPerDay(accountId)) ?? this.options.defaultTokensPerDay;
+  /**
+   * The limit that applies to the account, undefined when none does. `readByRequest`: the
+   * account's row as the request read it moments ago, which stands for a read of its own.
+   */
+  async limitOf(accountId: string, readByRequest?: { tokensPerDay?: number }): Promise<number | undefined> {
+    const own = readByRequest ? readByRequest.tokensPerDay : await this.options.accountTokensPerDay(accountId);
+    return own ?? this.options.defaultTokensPerDay;
   }
 
   /** Throws `RateLimitedError` when the account has spent its tokens for today. */
-  async check(accountId: string): Promise<void> {
-    const limit = await this.limitOf(accountId);
+  async check(accountId: string, readByRequest?: { tokensPerDay?: number }): Promise<void> {
+    const limit = await this.limitOf(accountId, readByRequest);
     if (limit === undefined) return;
     const now = this.options.now();
     const spent = await this.options.repository.dayTotal(accountId, utcDay(now));

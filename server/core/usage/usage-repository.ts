@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConditionFailedError, type TableStore } from '../storage/table-store.js';
+import { ConditionFailedError, type TableStore, type VersionedRow } from '../storage/table-store.js';
 import { addUsage, type TokenUsage } from './token-usage.js';
 import { monthOf, monthsInRange, type UsageDay } from './usage-day.js';
 
@@ -26,7 +26,9 @@ export interface UsageIncrement {
 /** A busy counter is retried this often; each round one of the writers gets through. */
 const maxAttempts = 200;
 
-/** One account's month, so a day's check reads one small partition and a year's report at most 13. */
+/** Counter rows whose last written version this process keeps, so an increment needs no read first. */
+const maxKnownRows = 10_000;
+
 function partitionOf(accountId: string, month: string): string {
   return JSON.stringify([accountId, month]);
 }
@@ -35,20 +37,71 @@ function keyOf(day: UsageDay, agentId: string): string {
   return JSON.stringify([day, agentId]);
 }
 
+/** Increments of one row waiting for its next write, merged, and who waits for them. */
+interface PendingIncrements {
+  increment: UsageIncrement;
+  waiters: { resolve: (row: UsageRow) => void; reject: (error: unknown) => void }[];
+}
+
+function merged(left: UsageIncrement, right: UsageIncrement): UsageIncrement {
+  return { ...right, usage: addUsage(left.usage, right.usage), turns: left.turns + right.turns };
+}
+
 /**
  * The usage counters: a row per account, agent and UTC day, in one partition per account and
- * month. Every increment is a compare-and-set on the row's version, retried when another turn
- * (on this replica or another) wrote it first, so concurrent turns never lose an increment.
+ * month. Every increment is a compare-and-set on the row's version, retried when another
+ * replica wrote it first, so no increment is lost. Within this process one write per row is in
+ * flight at a time and the increments that come meanwhile go together in the next one, and the
+ * version this process last wrote is kept, so a turn's increment is written at once, without a
+ * read (in the same group commit as the turn's conversation write, on lowdb).
  */
 export class UsageRepository {
+  private readonly known = new Map<string, VersionedRow<UsageRow>>();
+  private readonly pending = new Map<string, PendingIncrements>();
+  private readonly writing = new Set<string>();
+
   constructor(private readonly table: TableStore<UsageRow>) {}
 
-  async add(increment: UsageIncrement): Promise<UsageRow> {
+  /** Adds an increment to its row; resolves with the row once a write that includes it is durable. */
+  add(increment: UsageIncrement): Promise<UsageRow> {
+    const partition = partitionOf(increment.accountId, monthOf(increment.day));
+    const rowId = JSON.stringify([partition, keyOf(increment.day, increment.agentId)]);
+    return new Promise<UsageRow>((resolve, reject) => {
+      const waiting = this.pending.get(rowId);
+      if (waiting) {
+        waiting.increment = merged(waiting.increment, increment);
+        waiting.waiters.push({ resolve, reject });
+      } else {
+        this.pending.set(rowId, { increment, waiters: [{ resolve, reject }] });
+      }
+      if (!this.writing.has(rowId)) void this.writePending(rowId, partition);
+    });
+  }
+
+  /** Writes the row's pending increments, then those that came meanwhile, until none are left. */
+  private async writePending(rowId: string, partition: string): Promise<void> {
+    this.writing.add(rowId);
+    try {
+      for (let batch = this.pending.get(rowId); batch; batch = this.pending.get(rowId)) {
+        this.pending.delete(rowId);
+        try {
+          const row = await this.write(rowId, partition, batch.increment);
+          for (const waiter of batch.waiters) waiter.resolve(row);
+        } catch (error) {
+          for (const waiter of batch.waiters) waiter.reject(error);
+        }
+      }
+    } finally {
+      this.writing.delete(rowId);
+    }
+  }
+
+  private async write(rowId: string, partition: string, increment: UsageIncrement): Promise<UsageRow> {
     const { accountId, agentId, day } = increment;
-    const partition = partitionOf(accountId, monthOf(day));
     const key = keyOf(day, agentId);
     for (let attempt = 1; ; attempt += 1) {
-      const current = await this.table.get(partition, key);
+      // The version this process wrote last, else a read (the first increment, or another replica wrote since).
+      const current = this.known.get(rowId) ?? (await this.table.get(partition, key));
       const base: UsageRow = current?.value ?? { accountId, agentId, day, inputTokens: 0, outputTokens: 0, totalTokens: 0, turns: 0, updatedAt: increment.updatedAt };
       const next: UsageRow = {
         ...base,
@@ -58,13 +111,21 @@ export class UsageRepository {
       };
       try {
         const [written] = await this.table.write(partition, [{ type: 'put', key, value: next, expectedVersion: current ? current.version : null }]);
+        this.remember(rowId, written!);
         return written!.value;
       } catch (error) {
+        this.known.delete(rowId);
         if (!(error instanceof ConditionFailedError) || attempt >= maxAttempts) throw error;
-        // A little random wait spreads writers that collided, so they do not collide again.
+        // A little random wait spreads replicas that collided, so they do not collide again.
         await sleep(Math.floor(Math.random() * Math.min(attempt, 10)));
       }
     }
+  }
+
+  private remember(rowId: string, row: VersionedRow<UsageRow>): void {
+    this.known.delete(rowId);
+    this.known.set(rowId, row);
+    if (this.known.size > maxKnownRows) this.known.delete(this.known.keys().next().value!);
   }
 
   /** The account's rows from `from` to `to` (UTC days, both included), by day then agent. */

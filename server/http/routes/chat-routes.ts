@@ -6,7 +6,7 @@ import { chunkEventId } from '../../core/turns/chunk-log.js';
 import { parseChatBody } from '../../core/turns/chat-body.js';
 import { wantsEventStream } from '../stream-negotiation.js';
 import { runTurnToEnd } from '../../core/turns/run-turn-to-end.js';
-import type { TurnResult } from '../../core/turns/turn-types.js';
+import { accountReadingOf, type TurnResult } from '../../core/turns/turn-types.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
 import { documentedBody } from '../openapi/documented-body.js';
@@ -100,7 +100,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             input,
             transport: wantsStream ? 'sse' : 'json',
             approvalPolicy: 'ask',
-            accountReadByRequest: { accountId: account.accountId, disabled: account.disabled },
+            accountReadByRequest: accountReadingOf(account),
           });
           // Known before the turn's first byte: the handle a client cancels the running turn by.
           const eventIdHeader = { [eventIdHeaderName]: turn.eventId };

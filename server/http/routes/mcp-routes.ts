@@ -7,6 +7,7 @@ import { errorBody } from '../error-handler.js';
 import { documentedBody } from '../openapi/documented-body.js';
 import { errorResponses, errorSchemaId } from '../openapi/error-responses.js';
 import { InvalidRequestError } from '../../core/errors.js';
+import { accountReadingOf } from '../../core/turns/turn-types.js';
 
 const jsonRpcMessage = {
   type: 'object',
@@ -55,7 +56,7 @@ export function registerMcpRoutes(app: FastifyInstance, core: HarnessCore): void
         const agents = await core.agents.list(account.accountId);
         const origin = `${request.protocol}://${request.host}`;
         const server = createAgentMcpServer({
-          account: { accountId: account.accountId, disabled: account.disabled },
+          account: accountReadingOf(account),
           agents,
           startTurn: (turn) => core.turns.start(turn),
           turnBudget: core.rateLimiters.turns,
