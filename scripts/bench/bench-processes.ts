@@ -12,7 +12,9 @@ export const benchModelKey = 'sk-bench-0123456789abcdef';
 
 /** Start a child process and read the JSON line it prints once it listens. */
 export async function startChild(args: string[], environment: Record<string, string> = {}): Promise<{ child: ResultPromise; ready: Record<string, string> }> {
-  const child = execa('node', ['--import', 'tsx', ...args], { cwd: projectRoot, env: { LOG_LEVEL: 'warn', ENABLE_WEBSOCKET: 'false', ...environment }, reject: false, stdout: 'pipe', stderr: 'inherit' });
+  // BENCH_PROF_DIR=<folder>: the harness service writes a V8 CPU profile there when it exits (to see where a turn's time goes).
+  const profile = args[0] === 'cli/main.ts' && process.env.BENCH_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF_DIR}`] : [];
+  const child = execa('node', [...profile, '--import', 'tsx', ...args], { cwd: projectRoot, env: { LOG_LEVEL: 'warn', ENABLE_WEBSOCKET: 'false', ...environment }, reject: false, stdout: 'pipe', stderr: 'inherit' });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     void child.then((result) => reject(new Error(`${args.join(' ')} exited (${result.exitCode})`)));
