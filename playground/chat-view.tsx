@@ -108,11 +108,20 @@ export function ChatView({ secret, agent, conversationKey }: ChatViewProps) {
   };
 
   // Back online after the stream broke off: pick the turn up again without waiting for a click.
+  // One listener for the view's life, reading the status of the last render: a listener added
+  // only once the status is `error` would be added after the page shows it, and an `online`
+  // event in between would be missed.
+  const lastStatus = useRef(status);
+  lastStatus.current = status;
+  const reconnectRef = useRef(reconnect);
+  reconnectRef.current = reconnect;
   useEffect(() => {
-    if (status !== 'error') return;
-    window.addEventListener('online', reconnect);
-    return () => window.removeEventListener('online', reconnect);
-  }, [status]);
+    const whenOnline = () => {
+      if (lastStatus.current === 'error') reconnectRef.current();
+    };
+    window.addEventListener('online', whenOnline);
+    return () => window.removeEventListener('online', whenOnline);
+  }, []);
 
   const state = !loaded ? 'loading' : busy ? 'busy' : status === 'error' ? 'error' : pending ? 'pending' : 'ready';
   const statusText = { loading: 'Loading the conversation…', busy: 'The agent is answering…', error: 'Disconnected or failed: Reconnect picks up a running turn.', pending: 'Waiting for async tools…', ready: 'Ready.' }[state];

@@ -12,8 +12,9 @@ export interface CuttingProxy {
 
 /**
  * A TCP proxy in front of an HTTP service that drops the first connection whose answer carries
- * `marker` (a chunk type, say), right after forwarding those bytes: the client sees its stream
- * break mid-turn, as when a network path goes away. Later connections pass untouched until
+ * `marker` (a chunk type, say), right after forwarding the answer up to the marker's end: the
+ * client sees its stream break mid-turn, as when a network path goes away, even when the
+ * service wrote the whole turn at once. Later connections pass untouched until
  * `arm()` is called again.
  */
 export async function startCuttingProxy(target: string, marker: string): Promise<CuttingProxy> {
@@ -30,17 +31,31 @@ export async function startCuttingProxy(target: string, marker: string): Promise
     }
     client.on('data', (bytes) => upstream.write(bytes));
     client.on('end', () => upstream.end());
-    let seen = '';
+    // The last bytes of the answer so far, as latin1 (one character per byte), to find a
+    // marker split over two reads.
+    let tail = '';
+    let cutHere = false;
     upstream.on('data', (bytes: Buffer) => {
-      client.write(bytes);
-      if (!armed) return;
-      seen = (seen + bytes.toString('latin1')).slice(-4096);
-      if (seen.includes(marker)) {
-        armed = false;
-        cut += 1;
+      if (cutHere) return;
+      if (!armed) {
+        client.write(bytes);
+        return;
+      }
+      const text = tail + bytes.toString('latin1');
+      const at = text.indexOf(marker);
+      if (at === -1) {
+        client.write(bytes);
+        tail = text.slice(-marker.length);
+        return;
+      }
+      // Up to the marker's end and not a byte more, however much the service sent in one write.
+      armed = false;
+      cutHere = true;
+      cut += 1;
+      client.write(bytes.subarray(0, Math.max(0, at + marker.length - tail.length)), () => {
         client.destroy();
         upstream.destroy();
-      }
+      });
     });
     upstream.on('end', () => client.end());
   });
