@@ -2,9 +2,9 @@ import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../fixtures/model-server/fixture-model-server.js';
 import { requestJson } from './support/json-request.js';
-import { startReplicaSet, type ReplicaSet } from './support/replica-set.js';
+import { type ReplicaSetInSchema, startReplicaSetInSchema } from './support/replica-set.js';
 import { uiChunkStream } from './support/sse-chunks.js';
-import { postgresForThisFile, randomSchemaName } from './support/test-postgres.js';
+import { postgresForThisFile } from './support/test-postgres.js';
 import { waitUntil } from './support/wait-until.js';
 
 const modelKey = 'sk-cancel-replicas-key-0123456789';
@@ -16,15 +16,12 @@ const postgres = postgresForThisFile();
  * of the describe that calls this, stopped after them.
  */
 function twoReplicas(username: string, cancelPollMs: number) {
-  let schema = '';
-  let set: ReplicaSet | undefined;
+  let set: ReplicaSetInSchema | undefined;
   let model: FixtureModelServer | undefined;
   let secret = '';
   beforeAll(async () => {
-    schema = randomSchemaName();
-    const url = await postgres.admin.createSchema(schema);
     model = await startFixtureModel({ apiKey: modelKey, chunkDelayMs: 20 });
-    set = await startReplicaSet(url, 2, { HARNESS_CANCEL_POLL_MS: String(cancelPollMs) });
+    set = await startReplicaSetInSchema(postgres.admin, 2, { HARNESS_CANCEL_POLL_MS: String(cancelPollMs) });
     secret = (await requestJson<{ secret: string }>(`${set.replicas[0]!.accountUrl}/accounts`, { body: { username, description: 'cancel' } })).body.secret;
     const provider = { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } };
     expect((await requestJson(`${set.replicas[0]!.accountUrl}/accounts/me/agents/talker`, { method: 'PUT', secret, body: { config: { provider } } })).status).toBeLessThan(300);
@@ -32,12 +29,8 @@ function twoReplicas(username: string, cancelPollMs: number) {
   afterAll(async () => {
     await set?.close();
     await model?.close();
-    if (schema) await postgres.admin.dropSchema(schema);
   }, 120_000);
   return {
-    get schema() {
-      return schema;
-    },
     get set() {
       return set!;
     },
@@ -93,13 +86,13 @@ describe('cancel across replicas', () => {
   });
 
   it('an /async request is cancelled by its event through the replica that does not run it', async () => {
-    const { schema, set, secret } = replicas;
+    const { set, secret } = replicas;
     const key = nextKey();
     const submitted = await requestJson<{ eventId: string }>(`${set.replicas[0]!.agentUrl}/agents/talker/async`, { secret, body: { conversationKey: key, message: 'long: 500' } });
     const { eventId } = submitted.body;
     await waitUntil('the turn to run', async () => ((await requestJson<{ status: string }>(`${set.replicas[1]!.agentUrl}/status/${eventId}`, { secret })).body.status === 'processing' ? true : undefined));
     // The replica whose process recorded the running turn; the cancel goes through the other one.
-    const owner = await waitUntil('the turn to be recorded', async () => (await postgres.admin.query<{ owner: string }>(`SELECT owner FROM ${schema}.harness_running_turns WHERE event_id = $1`, [eventId]))[0]?.owner);
+    const owner = await waitUntil('the turn to be recorded', async () => (await postgres.admin.query<{ owner: string }>(`SELECT owner FROM ${set.schema}.harness_running_turns WHERE event_id = $1`, [eventId]))[0]?.owner);
     const running = set.replicas.findIndex((replica) => owner.includes(`#${replica.child.pid}#`));
     expect(running).toBeGreaterThanOrEqual(0);
     const first = await requestJson<{ state: string }>(`${set.replicas[1 - running]!.agentUrl}/status/${eventId}/cancel`, { secret, body: {} });
@@ -117,14 +110,14 @@ describe('cancel across replicas when the notification is lost', () => {
   const replicas = twoReplicas('unheard', 200);
 
   it('a cancel request written without a notification is read at the next renewal', async () => {
-    const { schema, set, secret } = replicas;
+    const { set, secret } = replicas;
     const key = 'unheard-1';
     const { chunks, rest } = await streamTalker(set.replicas[0]!.agentUrl, secret, key, 3);
     // The durable request alone, as a replica that died before its NOTIFY would leave it.
-    const marked = await postgres.admin.query<{ turn_id: string }>(`UPDATE ${schema}.harness_running_turns SET cancel_requested_at = now() WHERE conversation_key = $1 RETURNING turn_id`, [key]);
+    const marked = await postgres.admin.query<{ turn_id: string }>(`UPDATE ${set.schema}.harness_running_turns SET cancel_requested_at = now() WHERE conversation_key = $1 RETURNING turn_id`, [key]);
     expect(marked).toHaveLength(1);
     await rest();
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'cancelled', turnId: marked[0]!.turn_id } });
-    expect((await postgres.admin.query(`SELECT turn_id FROM ${schema}.harness_running_turns`)).length).toBe(0);
+    expect((await postgres.admin.query(`SELECT turn_id FROM ${set.schema}.harness_running_turns`)).length).toBe(0);
   });
 });

@@ -4,10 +4,10 @@ import { startFixtureSearch, type FixtureSearchServer } from '../fixtures/search
 import { silentLogger } from '../server/core/logger.js';
 import { deriveNatsSecret } from '../server/nats/nats-service.js';
 import { startNatsServer, type EmbeddedNatsServer } from '../server/nats/nats-server-process.js';
-import { startReplicaSet, type ReplicaSet } from './support/replica-set.js';
+import { type ReplicaSetInSchema, startReplicaSetInSchema } from './support/replica-set.js';
 import { events, pausingTurn, readAll, readUntil } from './support/sse-events.js';
 import { temporaryFolder } from './support/temporary-folder.js';
-import { postgresForThisFile, randomSchemaName } from './support/test-postgres.js';
+import { postgresForThisFile } from './support/test-postgres.js';
 import { testAdminSecret } from './support/test-services.js';
 
 const modelKey = 'sk-resume-replicas-key-0123456789';
@@ -15,10 +15,9 @@ const searchKey = 'tvly-resume-replicas-key-0123456789';
 const postgres = postgresForThisFile();
 
 describe('resuming a stream through another replica (two harness serve processes, PostgreSQL, NATS)', () => {
-  let schema = '';
   let folder: Awaited<ReturnType<typeof temporaryFolder>>;
   let nats: EmbeddedNatsServer;
-  let set: ReplicaSet;
+  let set: ReplicaSetInSchema;
   let model: FixtureModelServer;
   let search: FixtureSearchServer;
   let secret = '';
@@ -29,9 +28,7 @@ describe('resuming a stream through another replica (two harness serve processes
     nats = await startNatsServer({ dataDir: folder.path, stageSecret: deriveNatsSecret(testAdminSecret, 'stage-secret'), logger: silentLogger });
     model = await startFixtureModel({ apiKey: modelKey });
     search = await startFixtureSearch({ apiKey: searchKey });
-    schema = randomSchemaName();
-    const url = await postgres.admin.createSchema(schema);
-    set = await startReplicaSet(url, 2, { ENABLE_WEBSOCKET: 'true', NATS_URL: nats.url, NATS_AUTH: 'jwt', ALPHA_BASE_URL: search.baseURL });
+    set = await startReplicaSetInSchema(postgres.admin, 2, { ENABLE_WEBSOCKET: 'true', NATS_URL: nats.url, NATS_AUTH: 'jwt', ALPHA_BASE_URL: search.baseURL });
     const created = await fetch(`${set.replicas[0]!.accountUrl}/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'resumer', description: 'replicas' }) });
     secret = ((await created.json()) as { secret: string }).secret;
     const agent = await fetch(`${set.replicas[0]!.accountUrl}/accounts/me/agents/helper`, {
@@ -55,7 +52,6 @@ describe('resuming a stream through another replica (two harness serve processes
     await nats?.stop();
     await model?.close();
     await search?.close();
-    if (schema) await postgres.admin.dropSchema(schema);
     await folder?.remove();
   });
 

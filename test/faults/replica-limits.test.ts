@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { requestJson, type JsonAnswer } from '../support/json-request.js';
-import { startReplicaSet, type ReplicaSet } from '../support/replica-set.js';
-import { postgresForThisFile, randomSchemaName } from '../support/test-postgres.js';
+import { type ReplicaSetInSchema, startReplicaSetInSchema } from '../support/replica-set.js';
+import { postgresForThisFile } from '../support/test-postgres.js';
 import { testAdminSecret } from '../support/test-services.js';
 import { waitUntil } from '../support/wait-until.js';
 
@@ -19,8 +19,7 @@ const leaseMs = 30_000;
 const tally = (answers: JsonAnswer[]) => answers.reduce<Record<number, number>>((counts, answer) => ({ ...counts, [answer.status]: (counts[answer.status] ?? 0) + 1 }), {});
 
 describe('fault: per-account limits across three replicas on one PostgreSQL', () => {
-  let schema = '';
-  let set: ReplicaSet;
+  let set: ReplicaSetInSchema;
   let model: FixtureModelServer;
   const replica = (index: number) => set.replicas[index % set.replicas.length]!;
   /** An account made with the admin secret (not counted against sign-ups) and its agent `talker`. */
@@ -34,13 +33,11 @@ describe('fault: per-account limits across three replicas on one PostgreSQL', ()
   };
   /** Live concurrent-turn slots of an account, and which replica processes hold them. */
   const slotsOf = (accountId: string) =>
-    postgres.admin.query<{ holder: string; leased_until: Date }>(`SELECT holder, leased_until FROM ${schema}.harness_slots WHERE pool = 'turns' AND key = $1 AND leased_until > now()`, [accountId]);
+    postgres.admin.query<{ holder: string; leased_until: Date }>(`SELECT holder, leased_until FROM ${set.schema}.harness_slots WHERE pool = 'turns' AND key = $1 AND leased_until > now()`, [accountId]);
 
   beforeAll(async () => {
-    schema = randomSchemaName();
-    const url = await postgres.admin.createSchema(schema);
     model = await startFixtureModel({ apiKey: modelKey });
-    set = await startReplicaSet(url, 3, {
+    set = await startReplicaSetInSchema(postgres.admin, 3, {
       HARNESS_LIMIT_TURNS_PER_MINUTE: String(turnsPerMinute),
       HARNESS_LIMIT_SIGNUPS_PER_MINUTE: String(signupsPerMinute),
       HARNESS_LIMIT_CONCURRENT_TURNS: String(concurrentTurns),
@@ -49,7 +46,6 @@ describe('fault: per-account limits across three replicas on one PostgreSQL', ()
   afterAll(async () => {
     await set?.close();
     await model?.close();
-    if (schema) await postgres.admin.dropSchema(schema);
   }, 120_000);
 
   it(`an account limited to ${turnsPerMinute} turns a minute gets ${turnsPerMinute}, not ${turnsPerMinute} per replica`, async () => {

@@ -3,9 +3,9 @@ import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model
 import { startFixtureSearch, type FixtureSearchServer } from '../../fixtures/search-server/fixture-search-server.js';
 import { requestJson } from '../support/json-request.js';
 import { startRecordingWorker } from '../support/recording-worker.js';
-import { startReplicaSet, type ReplicaSet } from '../support/replica-set.js';
+import { type ReplicaSetInSchema, startReplicaSetInSchema } from '../support/replica-set.js';
 import { createAccounts, lostWrites, startWriteLoad, type AcknowledgedWrite } from '../support/write-load.js';
-import { postgresForThisFile, randomSchemaName } from '../support/test-postgres.js';
+import { postgresForThisFile } from '../support/test-postgres.js';
 import { waitUntil } from '../support/wait-until.js';
 
 const modelKey = 'sk-fault-replicas-key-0123456789';
@@ -30,8 +30,7 @@ async function inParallel<T, R>(items: T[], parallel: number, work: (item: T, in
 }
 
 describe('fault: three replicas on one PostgreSQL', () => {
-  let schema = '';
-  let set: ReplicaSet;
+  let set: ReplicaSetInSchema;
   let model: FixtureModelServer;
   let search: FixtureSearchServer;
   const replica = (index: number) => set.replicas[index % set.replicas.length]!;
@@ -47,25 +46,22 @@ describe('fault: three replicas on one PostgreSQL', () => {
   };
   /** The replica whose process holds the lease of a background job (its owner names its pid). */
   const holderOf = async (key: string): Promise<number | undefined> => {
-    const [row] = await postgres.admin.query<{ owner: string | null }>(`SELECT owner FROM ${schema}.harness_jobs WHERE queue = 'background' AND key = $1 AND leased_until > now()`, [key]);
+    const [row] = await postgres.admin.query<{ owner: string | null }>(`SELECT owner FROM ${set.schema}.harness_jobs WHERE queue = 'background' AND key = $1 AND leased_until > now()`, [key]);
     if (!row?.owner) return undefined;
     const index = set.replicas.findIndex((candidate) => row.owner!.includes(`#${candidate.child.pid}#`));
     return index >= 0 ? index : undefined;
   };
 
   beforeAll(async () => {
-    schema = randomSchemaName();
-    const url = await postgres.admin.createSchema(schema);
     model = await startFixtureModel({ apiKey: modelKey });
     search = await startFixtureSearch({ apiKey: searchKey });
     // The file signs up more accounts from one address than the default 10 a minute allows.
-    set = await startReplicaSet(url, 3, { ALPHA_BASE_URL: search.baseURL, HARNESS_LIMIT_SIGNUPS_PER_MINUTE: '1000' });
+    set = await startReplicaSetInSchema(postgres.admin, 3, { ALPHA_BASE_URL: search.baseURL, HARNESS_LIMIT_SIGNUPS_PER_MINUTE: '1000' });
   }, 120_000);
   afterAll(async () => {
     await set?.close();
     await model?.close();
     await search?.close();
-    if (schema) await postgres.admin.dropSchema(schema);
   }, 120_000);
 
   it('100 sibling completions spread over three replicas, 20 rounds: exactly one continuation each', async () => {

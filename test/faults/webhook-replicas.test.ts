@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { requestJson } from '../support/json-request.js';
-import { startReplicaSet, type ReplicaSet } from '../support/replica-set.js';
-import { postgresForThisFile, randomSchemaName } from '../support/test-postgres.js';
+import { type ReplicaSetInSchema, startReplicaSetInSchema } from '../support/replica-set.js';
+import { postgresForThisFile } from '../support/test-postgres.js';
 import { startWebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 /**
@@ -23,8 +23,7 @@ function verified(webhook: ReceivedWebhook): boolean {
 }
 
 describe('fault: completion webhooks on two replicas', () => {
-  let schema = '';
-  let set: ReplicaSet;
+  let set: ReplicaSetInSchema;
   let model: FixtureModelServer;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   let secret = '';
@@ -33,12 +32,10 @@ describe('fault: completion webhooks on two replicas', () => {
     (await requestJson(`${set.replicas[through]!.agentUrl}/agents/helper/webhook-deliveries?limit=200`, { secret })).body.deliveries as { eventId: string; state: string; attempts: { statusCode?: number }[] }[];
 
   beforeAll(async () => {
-    schema = randomSchemaName();
-    const url = await postgres.admin.createSchema(schema);
     model = await startFixtureModel({ apiKey: modelKey });
     receiver = await startWebhookReceiver();
     // Retries wait 1.5 s, long enough to kill the replica that scheduled one; sweeps run every 300 ms.
-    set = await startReplicaSet(url, 2, { HARNESS_WEBHOOK_RETRY_BASE_MS: '1500', HARNESS_WEBHOOK_SWEEP_MS: '300' });
+    set = await startReplicaSetInSchema(postgres.admin, 2, { HARNESS_WEBHOOK_RETRY_BASE_MS: '1500', HARNESS_WEBHOOK_SWEEP_MS: '300' });
     secret = String((await requestJson(`${set.replicas[0]!.accountUrl}/accounts`, { body: { username: 'hooked', description: 'replicas' } })).body.secret);
     const config = { provider: { openai: { apiKey: modelKey, baseURL: model.baseURL, model: 'fixture', api: 'chat' } }, webhooks: { completion: { url: receiver.url, secret: webhookSecret } } };
     expect((await requestJson(`${set.replicas[1]!.accountUrl}/accounts/me/agents/helper`, { method: 'PUT', secret, body: { config } })).status).toBe(201);
@@ -47,7 +44,6 @@ describe('fault: completion webhooks on two replicas', () => {
     await set?.close();
     await model?.close();
     await receiver?.close();
-    if (schema) await postgres.admin.dropSchema(schema);
   }, 120_000);
 
   it('20 /async requests through both replicas: 20 signed POSTs, one per event', async () => {

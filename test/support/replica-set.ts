@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 import { temporaryFolder } from './temporary-folder.js';
+import { randomSchemaName, type TestDatabaseAdmin } from './test-postgres.js';
 import { testAdminSecret, testEncryptionSecret } from './test-services.js';
 
 export interface ReplicaSet {
@@ -64,6 +65,42 @@ export async function startReplicaSet(
     close: async () => {
       await Promise.allSettled(replicas.map((replica, index) => (stopped.has(index) ? undefined : replica.stop())));
       await root.remove();
+    },
+  };
+}
+
+/** A replica set on a schema of its own in the test database: `close` also drops the schema. */
+export interface ReplicaSetInSchema extends ReplicaSet {
+  /** The schema the replicas' tables are in, for reading them in a test. */
+  schema: string;
+}
+
+/** `startReplicaSet` on a new random schema of the test database, dropped again by `close`. */
+export async function startReplicaSetInSchema(
+  admin: TestDatabaseAdmin,
+  count: number,
+  environment: Record<string, string> = {},
+  environmentOf?: (index: number) => Record<string, string>,
+): Promise<ReplicaSetInSchema> {
+  const schema = randomSchemaName();
+  const url = await admin.createSchema(schema);
+  let set: ReplicaSet;
+  try {
+    set = await startReplicaSet(url, count, environment, environmentOf);
+  } catch (error) {
+    await admin.dropSchema(schema);
+    throw error;
+  }
+  return {
+    ...set,
+    // `replicas` is replaced in place by `restart`: read it from the set, not a copy.
+    get replicas() {
+      return set.replicas;
+    },
+    schema,
+    close: async () => {
+      await set.close();
+      await admin.dropSchema(schema);
     },
   };
 }

@@ -11,6 +11,16 @@ export interface SlotPool {
   take(key: string): Promise<SlotOutcome>;
 }
 
+/** `giveBack` that does its work the first time it is called and nothing after. */
+export function onlyOnce(giveBack: () => void): () => void {
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
+    giveBack();
+  };
+}
+
 /** One process's slots: a count per key in memory. */
 export class MemorySlotPool implements SlotPool {
   private readonly active = new Map<string, number>();
@@ -21,16 +31,13 @@ export class MemorySlotPool implements SlotPool {
     const active = this.active.get(key) ?? 0;
     if (active >= this.capacity) return { taken: false, active };
     this.active.set(key, active + 1);
-    let given = false;
     return {
       taken: true,
-      giveBack: () => {
-        if (given) return;
-        given = true;
+      giveBack: onlyOnce(() => {
         const remaining = (this.active.get(key) ?? 1) - 1;
         if (remaining > 0) this.active.set(key, remaining);
         else this.active.delete(key);
-      },
+      }),
     };
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from '../../logger.js';
-import type { SlotOutcome, SlotPool } from '../../limits/slot-pool.js';
+import { onlyOnce, type SlotOutcome, type SlotPool } from '../../limits/slot-pool.js';
 
 /**
  * One attempt at a slot: a free slot (no row, or a row whose lease ran out) chosen at random,
@@ -63,17 +63,14 @@ export class PostgresSlotPool implements SlotPool {
       }
       const slot = row.slot;
       held.add(holder);
-      let given = false;
       return {
         taken: true,
-        giveBack: () => {
-          if (given) return;
-          given = true;
+        giveBack: onlyOnce(() => {
           held.delete(holder);
           pool.query({ ...release, values: [name, key, slot, holder] }).catch((error: unknown) => {
             logger.warn({ event: 'slot', name, error: (error as Error).message }, 'could not give back a slot; it is free again when its lease runs out');
           });
-        },
+        }),
       };
     }
     return { taken: false, active: capacity };
