@@ -35,6 +35,13 @@ function recording(table: TableStore<ConversationRow>): { table: TableStore<Conv
   };
 }
 
+/** Loads conversation `key`, adds `added` to it and saves it: one turn of `conversations`'s writer. */
+async function appendTo(conversations: ConversationsRepository, ...added: StoredMessage[]): Promise<number> {
+  const loaded = await conversations.load('acc', 'agent', 'key', 'now');
+  loaded.state.messages.push(...added);
+  return conversations.save(loaded.state, loaded.version);
+}
+
 describe('ConversationsRepository', () => {
   // The test run's storage: lowdb files, or PostgreSQL with HARNESS_TEST_STORAGE=postgres.
   const folder = temporaryFolderPerTest();
@@ -72,12 +79,8 @@ describe('ConversationsRepository', () => {
     const table = storage.table<ConversationRow>('conversations');
     const here = new ConversationsRepository(table);
     const there = new ConversationsRepository(table);
-    const first = await here.load('acc', 'agent', 'key', 'now');
-    first.state.messages.push(message(0));
-    await here.save(first.state, first.version);
-    const other = await there.load('acc', 'agent', 'key', 'now');
-    other.state.messages.push(message(1));
-    await there.save(other.state, other.version);
+    await appendTo(here, message(0));
+    await appendTo(there, message(1));
     expect((await here.load('acc', 'agent', 'key', 'now')).state.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1']);
     const loaded = await here.load('acc', 'agent', 'key', 'now');
     loaded.state.messages.push(message(2));
@@ -114,9 +117,7 @@ describe('ConversationsRepository', () => {
     const storage = await open();
     const { table, reads } = recording(storage.table<ConversationRow>('conversations'));
     const conversations = new ConversationsRepository(table);
-    const first = await conversations.load('acc', 'agent', 'key', 'now');
-    first.state.messages.push(message(0), message(1));
-    await conversations.save(first.state, first.version);
+    await appendTo(conversations, message(0), message(1));
     const loaded = await conversations.load('acc', 'agent', 'key', 'now');
     loaded.state.messages.push(message(2), message(3));
     reads.length = 0;
@@ -133,13 +134,9 @@ describe('ConversationsRepository', () => {
     const table = storage.table<ConversationRow>('conversations');
     const here = new ConversationsRepository(table);
     const there = new ConversationsRepository(table);
-    const first = await here.load('acc', 'agent', 'key', 'now');
-    first.state.messages.push(message(0));
-    await here.save(first.state, first.version);
+    await appendTo(here, message(0));
     const stale = await here.load('acc', 'agent', 'key', 'now');
-    const other = await there.load('acc', 'agent', 'key', 'now');
-    other.state.messages.push(message(1));
-    await there.save(other.state, other.version);
+    await appendTo(there, message(1));
     stale.state.messages.push({ ...message(1), message: { role: 'assistant', content: 'lost' } });
     await expect(here.save(stale.state, stale.version)).rejects.toBeInstanceOf(ConditionFailedError);
     const current = await here.load('acc', 'agent', 'key', 'now');
@@ -155,9 +152,7 @@ describe('ConversationsRepository', () => {
     const here = new ConversationsRepository(table);
     const there = new ConversationsRepository(table);
     const mine = await here.load('acc', 'agent', 'key', 'now');
-    const theirs = await there.load('acc', 'agent', 'key', 'now');
-    theirs.state.messages.push(message(0));
-    await there.save(theirs.state, theirs.version);
+    await appendTo(there, message(0));
     mine.state.messages.push({ ...message(0), message: { role: 'user', content: 'lost' } });
     await expect(here.save(mine.state, mine.version)).rejects.toBeInstanceOf(ConditionFailedError);
     expect((await here.find('acc', 'agent', 'key'))?.messages.map((stored) => stored.message.content)).toEqual(['message 0']);
