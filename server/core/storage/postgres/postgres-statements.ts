@@ -53,16 +53,13 @@ export const statements = {
     name: 'harness-read-rows',
     text: 'SELECT key, value, version FROM harness_rows WHERE table_name = $1 AND partition = $2 AND key = ANY($3::text[]) ORDER BY position',
   },
-  deleteRows: {
-    name: 'harness-delete-rows',
-    text: 'DELETE FROM harness_rows WHERE table_name = $1 AND partition = $2 AND key = ANY($3::text[])',
-  },
-  /** Rows are given as parallel arrays, so a batch of any size is one statement. */
-  upsertRows: {
-    name: 'harness-upsert-rows',
-    text: `INSERT INTO harness_rows (table_name, partition, key, value, version)
-      SELECT $1, $2, written.key, written.value, written.version
-      FROM unnest($3::text[], $4::json[], $5::bigint[]) AS written(key, value, version)
-      ON CONFLICT (table_name, partition, key) DO UPDATE SET value = excluded.value, version = excluded.version`,
+  /**
+   * A batch of puts and deletes, as parallel arrays (one element an operation): the partition's
+   * lock, the conditions and the writes in one statement (migration 0005). A failed condition
+   * is SQLSTATE `HR001`, its detail the key.
+   */
+  writeBatch: {
+    name: 'harness-write-batch',
+    text: 'SELECT harness_write_batch($1, $2, $3::text[], $4::text[], $5::json[], $6::boolean[], $7::bigint[]) AS versions',
   },
 } satisfies Record<string, NamedStatement>;
