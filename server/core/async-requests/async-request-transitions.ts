@@ -52,8 +52,11 @@ export interface CancelledTurn {
 
 export const cancelledReason = 'cancelled by a cancel request';
 
-/** A row's usage plus a run's: each run of a turn adds its own calls once (it waits, or it finishes). */
-function withUsage(row: AsyncRequestRecord, usage: TokenUsage | undefined, usageByCall: TokenUsage[] | undefined): Pick<AsyncRequestRecord, 'usage' | 'usageByCall'> {
+/**
+ * A row's usage plus a run's: each run of a turn adds its own calls once (it waits, or it
+ * finishes). A row being created counts nothing yet (`{}`).
+ */
+function withUsage(row: Pick<AsyncRequestRecord, 'usage' | 'usageByCall'>, usage: TokenUsage | undefined, usageByCall: TokenUsage[] | undefined): Pick<AsyncRequestRecord, 'usage' | 'usageByCall'> {
   return {
     ...(usage || row.usage ? { usage: addUsage(row.usage ?? noUsage, usage ?? noUsage) } : {}),
     ...(usageByCall || row.usageByCall ? { usageByCall: [...(row.usageByCall ?? []), ...(usageByCall ?? [])] } : {}),
@@ -109,7 +112,7 @@ export class AsyncRequestTransitions {
     const timestamp = this.now().toISOString();
     const { pendingAsyncTools, usage, usageByCall, ...request } = turn;
     try {
-      const created: AsyncRequestRecord = { ...request, status: 'waiting_async_tools', pendingAsyncTools, ...(usage ? { usage } : {}), ...(usageByCall ? { usageByCall } : {}), createdAt: timestamp, updatedAt: timestamp };
+      const created: AsyncRequestRecord = { ...request, status: 'waiting_async_tools', pendingAsyncTools, ...withUsage({}, usage, usageByCall), createdAt: timestamp, updatedAt: timestamp };
       await this.repository.create(created);
       this.notify(created);
       return;
@@ -149,7 +152,7 @@ export class AsyncRequestTransitions {
     if ('text' in turn) {
       const { text: _text, messages: _messages, usage, usageByCall, ...request } = turn;
       try {
-        const created: AsyncRequestRecord = { ...request, status: 'cancelled', ...finished, error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [], ...(usage ? { usage } : {}), ...(usageByCall ? { usageByCall } : {}), createdAt: timestamp, updatedAt: timestamp };
+        const created: AsyncRequestRecord = { ...request, status: 'cancelled', ...finished, error: cancelledReason, pendingApprovals: [], pendingAsyncTools: [], ...withUsage({}, usage, usageByCall), createdAt: timestamp, updatedAt: timestamp };
         await this.repository.create(created);
         this.notify(created);
         return true;

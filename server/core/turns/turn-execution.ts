@@ -13,13 +13,12 @@ import { collectSecretValues } from '../secrets/redaction.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { AccountUsage } from '../usage/account-usage.js';
 import { type StepUsage, stepUsage, usagePerMessage } from '../usage/step-usage.js';
-import { addUsage, sumUsage } from '../usage/token-usage.js';
 import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError, scrubSecrets } from './model-error.js';
-import { finishChunk, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
+import { finishChunk, runUsage, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
 import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
 
@@ -156,13 +155,14 @@ export class TurnExecution {
         unregister();
         if (this.cancel.signal.aborted && (status === 'awaiting_approval' || status === 'waiting_async_tools')) status = await this.closeWaitAfterCancel();
         final = turnResult(this.outcome, status);
-        await this.recordUsage();
+        // What the passes left uncounted (a cancel), and the turn when nothing was counted yet.
+        await this.usage.flush();
         write(finishChunk(final));
       } catch (error) {
         this.services.logger.error({ event: 'turn', turnId: this.turn.turnId, error: (error as Error).message }, 'turn failed');
         this.outcome.failure ??= { kind: 'internal', message: 'The turn failed inside the service; it has been logged.' };
         final = turnResult(this.outcome, 'failed');
-        await this.recordUsage();
+        await this.usage.flush();
         write({ type: 'error', errorText: this.outcome.failure.message });
         write(finishChunk(final));
       } finally {
@@ -307,8 +307,7 @@ export class TurnExecution {
       conversationKey: request.conversationKey,
       transport: request.transport,
       pendingAsyncTools: this.outcome.waitingOn,
-      ...(this.outcome.usage ? { usage: this.outcome.usage } : {}),
-      ...(this.outcome.usageByCall ? { usageByCall: this.outcome.usageByCall } : {}),
+      ...runUsage(this.outcome),
     });
     await this.services.completions.seal(asyncPass.groupId);
     return 'waiting_async_tools';
@@ -369,22 +368,15 @@ export class TurnExecution {
       transport: request.transport,
       text: result.text,
       messages: result.messages,
-      ...(this.outcome.usage ? { usage: this.outcome.usage } : {}),
-      ...(this.outcome.usageByCall ? { usageByCall: this.outcome.usageByCall } : {}),
+      ...runUsage(this.outcome),
     });
   }
 
-  /** Adds a pass's model calls to this run's usage: their sum, and each call on its own. */
+  /** Adds a pass's model calls to this run's usage, and to what the daily counters are yet to count. */
   private countCalls(steps: StepUsage[]): void {
     const calls = steps.map((step) => step.usage);
-    this.outcome.usage = addUsage(this.outcome.usage ?? sumUsage([]), sumUsage(calls));
     this.outcome.usageByCall = [...(this.outcome.usageByCall ?? []), ...calls];
     this.usage.add(calls);
-  }
-
-  /** Counts what this run's passes left uncounted (a cancel, a failure), and the turn when nothing was counted yet. */
-  private recordUsage(): Promise<void> {
-    return this.usage.flush();
   }
 
   private denyAll(requested: ApprovalRecord[], timestamp: string): ApprovalRecord[] {

@@ -1,7 +1,7 @@
 import type { ModelMessage, UIMessageChunk } from 'ai';
 import type { PendingAsyncToolView } from '../async-requests/async-request.js';
 import { type ConversationState, pendingApprovals } from '../conversations/conversation.js';
-import { noUsage, type TokenUsage } from '../usage/token-usage.js';
+import { sumUsage, type TokenUsage } from '../usage/token-usage.js';
 import type { TurnStatus } from './turn-input.js';
 import type { DeniedApproval, TurnResult } from './turn-types.js';
 
@@ -23,10 +23,13 @@ export interface TurnOutcome {
   waitingOn: PendingAsyncToolView[];
   denied: DeniedApproval[];
   failure?: TurnResult['error'];
-  /** The sum of this run's model calls so far. */
-  usage?: TokenUsage;
-  /** This run's model calls so far, each on its own. */
+  /** This run's model calls so far, each on its own (their sum is the run's usage); undefined before the first. */
   usageByCall?: TokenUsage[];
+}
+
+/** The run's usage for its status row: the sum of its calls and the calls, or nothing before the first call. */
+export function runUsage(outcome: TurnOutcome): Pick<TurnResult, 'usage' | 'usageByCall'> {
+  return outcome.usageByCall ? { usage: sumUsage(outcome.usageByCall), usageByCall: outcome.usageByCall } : {};
 }
 
 export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult {
@@ -41,7 +44,7 @@ export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult
     pendingApprovals: pendingApprovals(outcome.state),
     pendingAsyncTools: status === 'waiting_async_tools' ? outcome.waitingOn : [],
     deniedApprovals: outcome.denied,
-    usage: { ...(outcome.usage ?? noUsage) },
+    usage: sumUsage(outcome.usageByCall ?? []),
     usageByCall: [...(outcome.usageByCall ?? [])],
     ...(outcome.failure ? { error: outcome.failure } : {}),
   };
