@@ -1,5 +1,6 @@
 import { assertStageName, stageFromEnvironment } from '../../server/core/infrastructure.js';
 import { natsServerList } from '../../server/nats/nats-connection.js';
+import { natsUrlWithoutCredentials } from '../../server/nats/nats-settings.js';
 import { UsageError } from '../cli-error.js';
 
 /**
@@ -47,23 +48,12 @@ function portInput(name: string, value: string | undefined): number | undefined 
 
 /** `NATS_URL` (one server, or a cluster's comma-separated; `host:port` is `nats://host:port`) without user information. */
 function natsUrlInput(value: string | undefined): string | null {
-  if (value === undefined || value.trim() === '') return null;
-  const servers = natsServerList(value).map((server) => {
-    let url: URL;
-    try {
-      url = new URL(server);
-    } catch {
-      throw new UsageError('NATS_URL is not a valid URL (expected nats://, tls://, ws:// or wss://host:port, or several comma-separated).');
-    }
-    if (!['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol)) {
-      throw new UsageError(`NATS_URL must start with nats://, tls://, ws:// or wss:// (got ${url.protocol}//).`);
-    }
-    // User information is a credential: keep it out of anything printed or written.
-    url.username = '';
-    url.password = '';
-    return url.toString().replace(/\/$/, '');
-  });
-  return servers.length === 0 ? null : servers.join(',');
+  if (value === undefined || natsServerList(value).length === 0) return null;
+  try {
+    return natsUrlWithoutCredentials(value);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /**

@@ -66,7 +66,7 @@ function withoutUserInformation(url: string): { url: string; user?: string; pass
     try {
       parsed = new URL(server);
     } catch {
-      throw new Error('NATS_URL is not a valid URL (or comma-separated list of URLs).');
+      throw new Error('NATS_URL is not a valid URL (expected nats://, tls://, ws:// or wss://host:port, or several comma-separated).');
     }
     if (parsed.username === '' && parsed.password === '') return server;
     const user = decodeURIComponent(parsed.username);
@@ -77,6 +77,15 @@ function withoutUserInformation(url: string): { url: string; user?: string; pass
     return parsed.toString().replace(/\/$/, '');
   });
   return { url: servers.join(','), ...(credentials ?? {}) };
+}
+
+/**
+ * `NATS_URL` as it may be printed or written: each server checked as the service checks it (a
+ * known scheme, one transport, a valid URL) and without its user information, a credential.
+ */
+export function natsUrlWithoutCredentials(url: string): string {
+  natsTransportOf(url);
+  return withoutUserInformation(url).url;
 }
 
 /**
