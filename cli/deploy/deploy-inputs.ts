@@ -1,6 +1,5 @@
 import { assertStageName, stageFromEnvironment } from '../../server/core/infrastructure.js';
-import { natsServerList } from '../../server/nats/nats-connection.js';
-import { natsUrlWithoutCredentials } from '../../server/nats/nats-settings.js';
+import { natsServerList, natsUrlWithoutCredentials } from '../../server/nats/nats-connection.js';
 import { UsageError } from '../cli-error.js';
 
 /**

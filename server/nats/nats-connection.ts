@@ -80,6 +80,41 @@ export function natsTransportOf(url: string): NatsTransport {
   return [...transports][0]!;
 }
 
+/**
+ * The servers of `NATS_URL` without their user information, and the credentials it carried:
+ * `nats://user:password@host` is a user and password, `nats://token@host` (user information
+ * without a password) a token, as nats-server's own clients read it. The first server that
+ * carries any gives them.
+ */
+export function withoutUserInformation(url: string): { url: string; user?: string; password?: string; token?: string } {
+  let credentials: { user: string; password: string } | { token: string } | undefined;
+  const servers = natsServerList(url).map((server) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(server);
+    } catch {
+      throw new Error('NATS_URL is not a valid URL (expected nats://, tls://, ws:// or wss://host:port, or several comma-separated).');
+    }
+    if (parsed.username === '' && parsed.password === '') return server;
+    const user = decodeURIComponent(parsed.username);
+    const password = decodeURIComponent(parsed.password);
+    credentials ??= password === '' ? { token: user } : { user, password };
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/$/, '');
+  });
+  return { url: servers.join(','), ...(credentials ?? {}) };
+}
+
+/**
+ * `NATS_URL` as it may be printed or written: each server checked as the service checks it (a
+ * known scheme, one transport, a valid URL) and without its user information, a credential.
+ */
+export function natsUrlWithoutCredentials(url: string): string {
+  natsTransportOf(url);
+  return withoutUserInformation(url).url;
+}
+
 /** Exponential backoff with jitter: wait, 2x, 4x... up to the maximum, each plus up to half again at random. */
 export function reconnectDelay(attempt: number, baseMilliseconds: number, maxMilliseconds: number): number {
   const delay = Math.min(maxMilliseconds, baseMilliseconds * 2 ** Math.min(attempt, 20));

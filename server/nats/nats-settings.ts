@@ -1,5 +1,5 @@
 import { booleanSetting } from '../runtime-settings.js';
-import { natsServerList, natsTransportOf, type NatsTransport } from './nats-connection.js';
+import { natsTransportOf, type NatsTransport, withoutUserInformation } from './nats-connection.js';
 
 /** NATS is off (`ENABLE_WEBSOCKET=false`): no server, no connection; `GET /` says `disabled`. */
 export interface DisabledNatsSettings {
@@ -52,41 +52,6 @@ export interface EmbeddedNatsSettings {
 }
 
 export type NatsSettings = DisabledNatsSettings | ExternalNatsSettings | EmbeddedNatsSettings;
-
-/**
- * The servers of `NATS_URL` without their user information, and the credentials it carried:
- * `nats://user:password@host` is a user and password, `nats://token@host` (user information
- * without a password) a token, as nats-server's own clients read it. The first server that
- * carries any gives them.
- */
-function withoutUserInformation(url: string): { url: string; user?: string; password?: string; token?: string } {
-  let credentials: { user: string; password: string } | { token: string } | undefined;
-  const servers = natsServerList(url).map((server) => {
-    let parsed: URL;
-    try {
-      parsed = new URL(server);
-    } catch {
-      throw new Error('NATS_URL is not a valid URL (expected nats://, tls://, ws:// or wss://host:port, or several comma-separated).');
-    }
-    if (parsed.username === '' && parsed.password === '') return server;
-    const user = decodeURIComponent(parsed.username);
-    const password = decodeURIComponent(parsed.password);
-    credentials ??= password === '' ? { token: user } : { user, password };
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString().replace(/\/$/, '');
-  });
-  return { url: servers.join(','), ...(credentials ?? {}) };
-}
-
-/**
- * `NATS_URL` as it may be printed or written: each server checked as the service checks it (a
- * known scheme, one transport, a valid URL) and without its user information, a credential.
- */
-export function natsUrlWithoutCredentials(url: string): string {
-  natsTransportOf(url);
-  return withoutUserInformation(url).url;
-}
 
 /**
  * Reads `NATS_URL`, `NATS_TOKEN`, `NATS_AUTH` and `ENABLE_WEBSOCKET`. `ENABLE_WEBSOCKET`
