@@ -1,11 +1,9 @@
-import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { words } from '../fixtures/model-server/model-plan.js';
 import { silentLogger } from '../server/core/logger.js';
 import { connectNats } from '../server/nats/nats-connection.js';
 import { chatSubject, replayRequestSubject } from '../server/nats/nats-subjects.js';
-import { replayStreamName } from '../server/nats/stream-replay.js';
-import { startNatsClusterStack, waitForReplicas, type NatsClusterStack } from './support/nats-cluster-stack.js';
+import { expectChunkStreamOnThreeServers, startNatsClusterStack, waitForReplicas, type NatsClusterStack } from './support/nats-cluster-stack.js';
 import { finishStatus, TestInbox, textOf, type NatsTestAccount } from './support/nats-stack.js';
 
 describe('NATS gateway replicas on a 3-server cluster', () => {
@@ -23,14 +21,7 @@ describe('NATS gateway replicas on a 3-server cluster', () => {
   });
 
   it('keeps the chunk stream on 3 replicas', async () => {
-    const service = await connectNats({ url: stack.cluster.url, ...stack.cluster.serviceCredentials, name: 'test-inspect', logger: silentLogger });
-    try {
-      const info = await (await jetstreamManager(service)).streams.info(replayStreamName);
-      expect(info.config.num_replicas).toBe(3);
-      expect(info.cluster?.replicas ?? []).toHaveLength(2);
-    } finally {
-      await service.close();
-    }
+    await expectChunkStreamOnThreeServers({ url: stack.cluster.url, ...stack.cluster.serviceCredentials });
   });
 
   it('hands out signed credentials that name every server, and each replica signs ones the cluster accepts', async () => {

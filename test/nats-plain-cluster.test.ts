@@ -1,4 +1,3 @@
-import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresInstalled } from '../cli/cluster/local-postgres.js';
@@ -8,13 +7,13 @@ import { connectNats } from '../server/nats/nats-connection.js';
 import { natsAuthenticationOf, type NatsCredentialsView } from '../server/nats/nats-protocol.js';
 import { findNatsServerBinary } from '../server/nats/nats-server-binary.js';
 import { chatSubject, replayRequestSubject } from '../server/nats/nats-subjects.js';
-import { replayStreamName } from '../server/nats/stream-replay.js';
 import { requestJson } from './support/json-request.js';
 import { finishStatus, TestInbox, textOf, type ReceivedChunk } from './support/nats-stack.js';
+import { expectChunkStreamOnThreeServers } from './support/nats-cluster-stack.js';
 import { startPlainNatsCluster, type PlainNatsCluster } from './support/plain-nats-cluster.js';
 import { startRecordingWorker } from './support/recording-worker.js';
-import { startReplicaSet, type ReplicaSet } from './support/replica-set.js';
-import { postgresForThisFile, randomSchemaName } from './support/test-postgres.js';
+import { type ReplicaSetInSchema, startReplicaSetInSchema } from './support/replica-set.js';
+import { postgresForThisFile } from './support/test-postgres.js';
 import { waitUntil } from './support/wait-until.js';
 
 /**
@@ -31,7 +30,7 @@ type RecordingWorker = Awaited<ReturnType<typeof startRecordingWorker>>;
 
 interface PlainSet {
   nats: PlainNatsCluster;
-  replicas: ReplicaSet;
+  replicas: ReplicaSetInSchema;
   secret: string;
   accountId: string;
   credentials: NatsCredentialsView;
@@ -56,20 +55,19 @@ function rotated(urls: string[], index: number): string {
 }
 
 /** A plain cluster, 3 replicas on it, an account made through replica 0 and agents through replica 1. */
-async function startPlainSet(options: { token?: string; schema: string; model: FixtureModelServer; workerUrl: string }): Promise<PlainSet> {
+async function startPlainSet(options: { token?: string; model: FixtureModelServer; workerUrl: string }): Promise<PlainSet> {
   const nats = await startPlainNatsCluster({ size: 3, ...(options.token === undefined ? {} : { token: options.token }) });
-  let replicas: ReplicaSet | undefined;
+  let replicas: ReplicaSetInSchema | undefined;
   try {
-    const databaseUrl = await postgres.admin.createSchema(options.schema);
     // debug: each replica logs the turns its gateway takes ("NATS turn started").
-    replicas = await startReplicaSet(
-      databaseUrl,
+    replicas = await startReplicaSetInSchema(
+      postgres.admin,
       3,
       { ENABLE_WEBSOCKET: 'true', LOG_LEVEL: 'debug', ...(options.token === undefined ? {} : { NATS_TOKEN: options.token }) },
       (index) => ({ NATS_URL: rotated(nats.urls, index) }),
     );
     for (const replica of replicas.replicas) await waitForNats(replica.agentUrl);
-    const [first, second, third] = replicas.replicas as [ReplicaSet['replicas'][number], ReplicaSet['replicas'][number], ReplicaSet['replicas'][number]];
+    const [first, second, third] = replicas.replicas as [ReplicaSetInSchema['replicas'][number], ReplicaSetInSchema['replicas'][number], ReplicaSetInSchema['replicas'][number]];
     const account = await requestJson(`${first.accountUrl}/accounts`, { method: 'POST', body: { username: 'plain-cluster-user', description: 'made through replica 0' } });
     expect(account.status).toBe(201);
     const secret = String(account.body.secret);
@@ -106,11 +104,10 @@ async function startPlainSet(options: { token?: string; schema: string; model: F
   }
 }
 
-async function stopPlainSet(set: PlainSet | undefined, schema: string): Promise<void> {
+async function stopPlainSet(set: PlainSet | undefined): Promise<void> {
   await Promise.allSettled(set?.connections.map((connection) => connection.close()) ?? []);
   await set?.replicas.close();
   await set?.nats.stop();
-  await postgres.admin.dropSchema(schema);
 }
 
 /** Runs `count` NATS turns, each from a client of another server, and returns their answers. */
@@ -132,31 +129,18 @@ function turnIdOf(answer: ReceivedChunk[]): string {
   return String(finish?.messageMetadata?.turnId);
 }
 
-async function expectChunkStreamOnThreeServers(set: PlainSet, token: string | undefined): Promise<void> {
-  // Outside the service, as the cluster's operator would look: the stream keeps 3 replicas.
-  const operator = await connectNats({ url: set.nats.urls.join(','), ...(token === undefined ? {} : { token }), name: 'plain-cluster-operator', logger: silentLogger });
-  try {
-    const info = await (await jetstreamManager(operator)).streams.info(replayStreamName);
-    expect(info.config.num_replicas).toBe(3);
-    expect(info.cluster?.replicas ?? []).toHaveLength(2);
-  } finally {
-    await operator.close();
-  }
-}
-
 /** A plain set for the tests of the describe that calls this, on a schema, model and worker of its own: started before them, stopped after. */
 function plainSetForTests(token?: string): { readonly set: PlainSet; readonly worker: RecordingWorker } {
-  const schema = randomSchemaName();
   let model: FixtureModelServer | undefined;
   let worker: RecordingWorker | undefined;
   let set: PlainSet | undefined;
   beforeAll(async () => {
     model = await startFixtureModel({ apiKey: modelKey });
     worker = await startRecordingWorker();
-    set = await startPlainSet({ token, schema, model, workerUrl: worker.dispatchUrl });
+    set = await startPlainSet({ token, model, workerUrl: worker.dispatchUrl });
   }, 90_000);
   afterAll(async () => {
-    await stopPlainSet(set, schema);
+    await stopPlainSet(set);
     await worker?.close();
     await model?.close();
   }, 60_000);
@@ -196,7 +180,7 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster without auth
     });
     expect(served.reduce((sum, count) => sum + count, 0)).toBe(answers.length);
     expect(served.filter((count) => count > 0).length).toBeGreaterThan(1);
-    await expectChunkStreamOnThreeServers(plain.set, undefined);
+    await expectChunkStreamOnThreeServers({ url: plain.set.nats.urls.join(',') });
   });
 
   it('replays a finished turn through the cluster, from a client of another server', async () => {
@@ -240,7 +224,7 @@ describe('3 harness serve replicas on a plain 3-server NATS cluster with a token
     expect(JSON.stringify(plain.set.credentials)).not.toContain(token);
     const answers = await runTurns(plain.set, 6, 'token');
     answers.forEach((answer, index) => expect(textOf(answer)).toBe(`Echo: token turn ${index}`));
-    await expectChunkStreamOnThreeServers(plain.set, token);
+    await expectChunkStreamOnThreeServers({ url: plain.set.nats.urls.join(','), token });
 
     const inbox = new TestInbox(await plain.set.connect(plain.set.nats.urls[2]!), plain.set.credentials.inboxPrefix);
     await inbox.request(replayRequestSubject(plain.set.accountId, 'echo'), plain.set.secret, { conversationKey: 'token-0', afterSequence: 0 });

@@ -1,10 +1,13 @@
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { expect } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { silentLogger, type Logger } from '../../server/core/logger.js';
 import { startNatsCluster, type NatsCluster } from '../../server/nats/nats-cluster.js';
-import { connectNats } from '../../server/nats/nats-connection.js';
+import { type ConnectNatsOptions, connectNats } from '../../server/nats/nats-connection.js';
 import { natsAuthenticationOf } from '../../server/nats/nats-protocol.js';
 import { deriveNatsSecret, startNatsService, type NatsService } from '../../server/nats/nats-service.js';
+import { replayStreamName } from '../../server/nats/stream-replay.js';
 import { natsModelKey, type NatsTestAccount } from './nats-stack.js';
 import { temporaryFolder } from './temporary-folder.js';
 import { bearer, createAccount, startTestServices, testAdminSecret, type TestServices } from './test-services.js';
@@ -98,4 +101,16 @@ export async function waitForReplicas(stack: NatsClusterStack): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('the NATS gateways never became connected');
+}
+
+/** Looks at the chunk stream from outside the service, as a cluster's operator would: it keeps 3 replicas (a leader and 2 others). */
+export async function expectChunkStreamOnThreeServers(connectOptions: Omit<ConnectNatsOptions, 'name' | 'logger'>): Promise<void> {
+  const operator = await connectNats({ ...connectOptions, name: 'test-inspect-stream', logger: silentLogger });
+  try {
+    const info = await (await jetstreamManager(operator)).streams.info(replayStreamName);
+    expect(info.config.num_replicas).toBe(3);
+    expect(info.cluster?.replicas ?? []).toHaveLength(2);
+  } finally {
+    await operator.close();
+  }
 }
