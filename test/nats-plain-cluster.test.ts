@@ -12,9 +12,8 @@ import { finishStatus, TestInbox, textOf, type ReceivedChunk } from './support/n
 import { expectChunkStreamOnThreeServers } from './support/nats-cluster-stack.js';
 import { startPlainNatsCluster, type PlainNatsCluster } from './support/plain-nats-cluster.js';
 import { startRecordingWorker } from './support/recording-worker.js';
-import { type ReplicaSetInSchema, startReplicaSetInSchema } from './support/replica-set.js';
+import { type ReplicaSetInSchema, startReplicaSetInSchema, waitForNats } from './support/replica-set.js';
 import { postgresForThisFile } from './support/test-postgres.js';
-import { waitUntil } from './support/wait-until.js';
 
 /**
  * Three `harness serve` replicas on PostgreSQL, in front of a NATS cluster started the way an
@@ -43,11 +42,6 @@ beforeAll(async () => {
   await findNatsServerBinary();
   if (!postgresInstalled()) throw new Error("This test needs PostgreSQL: install Debian's postgresql package (apt-get install -y postgresql) or set HARNESS_POSTGRES_BIN.");
 });
-
-/** Resolves once the agent service's `GET /` says its gateway is subscribed. */
-async function waitForNats(agentUrl: string): Promise<void> {
-  await waitUntil(`the replica at ${agentUrl} to say nats: connected`, async () => ((await requestJson(`${agentUrl}/`)).body.nats === 'connected' ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
-}
 
 /** The servers rotated by `index`: each replica lists them in another order. */
 function rotated(urls: string[], index: number): string {

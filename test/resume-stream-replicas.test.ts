@@ -4,7 +4,7 @@ import { startFixtureSearch, type FixtureSearchServer } from '../fixtures/search
 import { silentLogger } from '../server/core/logger.js';
 import { deriveNatsSecret } from '../server/nats/nats-service.js';
 import { startNatsServer, type EmbeddedNatsServer } from '../server/nats/nats-server-process.js';
-import { type ReplicaSetInSchema, startReplicaSetInSchema } from './support/replica-set.js';
+import { type ReplicaSetInSchema, startReplicaSetInSchema, waitForNats } from './support/replica-set.js';
 import { events, pausingTurn, readAll, readUntil } from './support/sse-events.js';
 import { temporaryFolder } from './support/temporary-folder.js';
 import { postgresForThisFile } from './support/test-postgres.js';
@@ -38,14 +38,7 @@ describe('resuming a stream through another replica (two harness serve processes
     });
     expect(agent.status).toBeLessThan(300);
     // Both replicas' gateways are on NATS (their chunk log is the JetStream stream).
-    for (const replica of set.replicas) {
-      for (let attempt = 0; ; attempt += 1) {
-        const root = (await (await fetch(`${replica.agentUrl}/`)).json()) as { nats: string };
-        if (root.nats === 'connected') break;
-        if (attempt > 200) throw new Error(`replica NATS state: ${root.nats}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    for (const replica of set.replicas) await waitForNats(replica.agentUrl);
   }, 90_000);
   afterAll(async () => {
     await set?.close();

@@ -1,8 +1,10 @@
 import { mkdir } from 'node:fs/promises';
+import { requestJson } from './json-request.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 import { temporaryFolder } from './temporary-folder.js';
 import { randomSchemaName, type TestDatabaseAdmin } from './test-postgres.js';
 import { testAdminSecret, testEncryptionSecret } from './test-services.js';
+import { waitUntil } from './wait-until.js';
 
 export interface ReplicaSet {
   /** The running replicas; a killed one is replaced in place by `restart`. */
@@ -103,4 +105,9 @@ export async function startReplicaSetInSchema(
       await admin.dropSchema(schema);
     },
   };
+}
+
+/** Resolves once the agent service at `agentUrl` says on `GET /` that its NATS gateway is connected. */
+export async function waitForNats(agentUrl: string): Promise<void> {
+  await waitUntil(`the replica at ${agentUrl} to say nats: connected`, async () => ((await requestJson(`${agentUrl}/`)).body.nats === 'connected' ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
 }
