@@ -121,11 +121,11 @@ describe('ChunkPublisher', () => {
     await manager.consumers.delete(replayStreamName, consumer.name);
   });
 
-  /** A client subscribed to a target's reply subject: the chunks it gets, each with its `Harness-Sequence` header (if any). */
-  async function listen(target: ChunkTarget): Promise<{ received: { chunk: UIMessageChunk; sequence?: number }[]; finished: Promise<void> }> {
+  /** A client (on `client`, the test's connection unless given) subscribed to a target's reply subject: the chunks it gets, each with its `Harness-Sequence` header (if any). */
+  async function listen(target: ChunkTarget, client: NatsConnection = connection): Promise<{ received: { chunk: UIMessageChunk; sequence?: number }[]; finished: Promise<void> }> {
     const received: { chunk: UIMessageChunk; sequence?: number }[] = [];
     const finished = new Promise<void>((resolve) => {
-      connection.subscribe(target.replySubject!, {
+      client.subscribe(target.replySubject!, {
         callback: (_error, message) => {
           const header = message.headers?.get(sequenceHeader);
           received.push({ chunk: message.json<UIMessageChunk>(), ...(header ? { sequence: Number(header) } : {}) });
@@ -133,7 +133,7 @@ describe('ChunkPublisher', () => {
         },
       });
     });
-    await connection.flush();
+    await client.flush();
     return { received, finished };
   }
 
@@ -200,23 +200,14 @@ describe('ChunkPublisher', () => {
     const silent = await connectNats({ url: silentServer.url, ...silentServer.serviceCredentials, name: 'chunk-publisher-silent', logger: silentLogger });
     try {
       silent.subscribe('harness.replay.>', { callback: () => undefined });
-      const replySubject = createInbox('_INBOX.test');
-      const received: UIMessageChunk[] = [];
-      const finished = new Promise<void>((resolve) => {
-        silent.subscribe(replySubject, {
-          callback: (_error, message) => {
-            received.push(message.json<UIMessageChunk>());
-            if (received.at(-1)!.type === 'finish') resolve();
-          },
-        });
-      });
-      await silent.flush();
+      const target: ChunkTarget = { replySubject: createInbox('_INBOX.test'), accountId: 'acc_test', agentId: 'agent', conversationKey: 'silent', turnId: 'turn_silent' };
+      const { received, finished } = await listen(target, silent);
       const publisher = new ChunkPublisher({ connection: () => silent, ready: () => true, logger: silentLogger, ackTimeoutMilliseconds: 300, retryWindowMilliseconds: 1_000 });
       const turn = chunksOfTurn(5, 4);
-      for (const chunk of turn) publisher.publish({ replySubject, accountId: 'acc_test', agentId: 'agent', conversationKey: 'silent', turnId: 'turn_silent' }, chunk);
+      for (const chunk of turn) publisher.publish(target, chunk);
       await finished;
       await publisher.idle();
-      expect(received).toEqual(turn);
+      expect(received.map((item) => item.chunk)).toEqual(turn);
     } finally {
       await silent.close();
       await silentServer.stop();
@@ -232,16 +223,7 @@ describe('ChunkPublisher', () => {
     const late = await connectNats({ url: lateServer.url, ...lateServer.serviceCredentials, name: 'chunk-publisher-late', logger: silentLogger });
     try {
       const target: ChunkTarget = { replySubject: createInbox('_INBOX.test'), accountId: 'acc_test', agentId: 'agent', conversationKey: 'late', turnId: 'turn_late' };
-      const received: UIMessageChunk[] = [];
-      const finished = new Promise<void>((resolve) => {
-        late.subscribe(target.replySubject!, {
-          callback: (_error, message) => {
-            received.push(message.json<UIMessageChunk>());
-            if (received.at(-1)!.type === 'finish') resolve();
-          },
-        });
-      });
-      await late.flush();
+      const { received, finished } = await listen(target, late);
       const publisher = new ChunkPublisher({ connection: () => late, ready: () => true, logger: silentLogger });
       const turn = chunksOfTurn(20, 5);
       for (const chunk of turn.slice(0, 10)) publisher.publish(target, chunk);
@@ -253,7 +235,7 @@ describe('ChunkPublisher', () => {
       await ensureReplayStream(late);
       await finished;
       await publisher.idle();
-      expect(received).toEqual(turn);
+      expect(received.map((item) => item.chunk)).toEqual(turn);
     } finally {
       await late.close();
       await lateServer.stop();
