@@ -48,6 +48,8 @@ import { subagentToolSource } from './subagents/run-subagent-tool.js';
 import type { RateBudget } from './limits/rate-budget.js';
 import { limitsFromEnvironment, type ServiceLimits } from './limits/service-limits.js';
 import { createModelFetch } from './model/model-fetch.js';
+import { type ModelSettings, modelSettingsFromEnvironment } from './model/model-settings.js';
+import { type ChannelSettings, channelSettingsFromEnvironment } from './channels/channel-settings.js';
 import { AccountUsage } from './usage/account-usage.js';
 import { DailyTokenBudget } from './usage/daily-token-budget.js';
 import { UsageRepository, type UsageRow } from './usage/usage-repository.js';
@@ -86,6 +88,10 @@ export interface HarnessCoreOptions {
   cronClock?: SchedulerClock;
   /** Where accounts' outbound calls may go; default: `HARNESS_OUTBOUND_POLICY` and `HARNESS_OUTBOUND_ALLOW`. */
   outbound?: OutboundSettings;
+  /** Bounds on one model call's answer; default: `HARNESS_MODEL_MAX_RESPONSE_BYTES` and `HARNESS_MODEL_MAX_RESPONSE_MS`. */
+  model?: ModelSettings;
+  /** Bounds on channel providers' API answers; default: `HARNESS_CHANNEL_*`. */
+  channelSettings?: ChannelSettings;
   /** Who may sign up and how often; default: `HARNESS_SIGNUP` and `HARNESS_LIMIT_SIGNUPS_PER_MINUTE`. */
   signup?: SignupSettings;
   /** Wraps how cron runs start (tests simulate a crash between claiming a slot and submitting). */
@@ -178,7 +184,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const bubblewrap = options.bubblewrap ?? { available: false, reason: 'bubblewrap was not probed' };
   const sandboxSettings = options.sandboxSettings ?? sandboxSettingsFromEnvironment();
   // Its own sockets, ended when the service stops: an MCP server can then stop at once too.
-  const mcpFetch = outbound.createOwnFetch();
+  const mcpFetch = outbound.createOwnFetch('mcp');
   const mcpConnections = new McpConnections(options.mcp ?? mcpSettingsFromEnvironment(), mcpFetch.fetch, logger);
   // The tools that come from their own config keys, never from config.tools.
   const toolSources = [
@@ -192,7 +198,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     agents,
     conversations,
     asyncResults: asyncRepository,
-    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled, slots: budgets.slots('turns', limits.maxConcurrentTurnsPerAccount), budgetCheck: (accountId, readByRequest) => usage.checkBudget(accountId, readByRequest) }),
+    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled, slots: budgets.slots('turns', limits.maxConcurrentTurnsPerAccount), tokenBudget: usage }),
     execution: {
       logger,
       now,
@@ -212,7 +218,8 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     maxConversationMessages: limits.maxConversationMessages,
     maxToolOutputBytes: limits.maxToolOutputBytes,
     locks: coordination.conversationLocks,
-    ...(outbound.restricts ? { modelFetch: createModelFetch(outbound.dispatcher), outboundFetch: outbound.fetch } : {}),
+    modelFetch: createModelFetch({ dispatcher: outbound.dispatcherFor('model'), ...(options.model ?? modelSettingsFromEnvironment()) }),
+    ...(outbound.restricts ? { outboundFetch: outbound.fetchFor('workers') } : {}),
   });
   const asyncWorker = new BackgroundWorker({
     turns,
@@ -253,7 +260,8 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     webhookLimiter: rateLimiters.webhooks,
     queues: coordination.jobQueues,
     accountCheck: accounts.requireEnabled,
-    ...(outbound.restricts ? { fetch: outbound.fetch } : {}),
+    ...(outbound.restricts ? { fetch: outbound.fetchFor('channels') } : {}),
+    settings: options.channelSettings ?? channelSettingsFromEnvironment(),
   });
   const completionWebhooks = new CompletionWebhooks({
     repository: new WebhookDeliveriesRepository(options.storage.table<WebhookDelivery>(tables.webhookDeliveries)),
@@ -264,7 +272,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     settings: options.webhooks ?? webhookSettingsFromEnvironment(),
     logger,
     now,
-    fetch: outbound.fetch,
+    fetch: outbound.fetchFor('webhooks'),
     queues: coordination.jobQueues,
     shared: coordination.kind === 'shared',
   });

@@ -1,13 +1,17 @@
 import type { Logger } from '../logger.js';
+import { readBoundedJson } from '../outbound/read-bounded-body.js';
 import type { OutboundRequest } from './channel-adapter.js';
+import { defaultChannelSettings } from './channel-settings.js';
 
 export interface ReplySendContext {
   fetch: typeof fetch;
   logger: Logger;
   /** Ids for the log line (account, agent, provider, delivery); never a URL or a token. */
   logFields: Record<string, unknown>;
-  /** Per request, default 15 seconds. */
+  /** Per request, from the request to the answer's last byte (default `defaultChannelSettings`: 15 seconds). */
   timeoutMs?: number;
+  /** The bytes read from one answer (default `defaultChannelSettings`: 1 MiB); past it the reply counts as failed. */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -25,11 +29,12 @@ export async function sendReplyRequests(requests: OutboundRequest[], context: Re
         method: request.method,
         headers: request.headers,
         body: JSON.stringify(request.body),
-        signal: AbortSignal.timeout(context.timeoutMs ?? 15_000),
+        signal: AbortSignal.timeout(context.timeoutMs ?? defaultChannelSettings.requestTimeoutMs),
       });
       status = response.status;
-      // Slack, Telegram and Zalo answer API errors with a 200 and `ok: false`.
-      const answer = (await response.json().catch(() => undefined)) as { ok?: unknown } | undefined;
+      // Slack, Telegram and Zalo answer API errors with a 200 and `ok: false`. The account chose
+      // the API's address: its answer is read up to a limit (the signal above bounds its time).
+      const answer = (await readBoundedJson(response, context.maxResponseBytes ?? defaultChannelSettings.maxResponseBytes, "the channel API's answer")) as { ok?: unknown } | undefined;
       refused = !response.ok || answer?.ok === false;
     } catch (error) {
       context.logger.warn(

@@ -17,6 +17,7 @@ import { channelConfigOf } from './channel-config.js';
 import { traceChannelDelivery } from './channel-delivery-span.js';
 import type { ChannelDeliveriesRepository, DeliveryRef } from './channel-deliveries-repository.js';
 import { sendReplyRequests } from './channel-reply-sender.js';
+import type { ChannelSettings } from './channel-settings.js';
 import { apologyText, channelDenialReason, replyTextsFor } from './channel-reply-text.js';
 import { deliveryMemoryMs } from './webhook-helpers.js';
 
@@ -28,6 +29,8 @@ export interface ChannelWorkerOptions {
   logger: Logger;
   now: () => Date;
   fetch?: typeof fetch;
+  /** Bounds on the providers' API answers (default `defaultChannelSettings`). */
+  settings?: ChannelSettings;
   /** Turns run at once (default 4). */
   concurrency?: number;
   /** Where deliveries wait (default: in memory). */
@@ -192,7 +195,12 @@ export class ChannelWorker {
     }
     for (const text of texts) {
       const requests = adapter.buildReplyRequests(config, parsedTarget.data, text);
-      const sent = await sendReplyRequests(requests, { fetch: this.options.fetch ?? fetch, logger: this.options.logger, logFields });
+      const sent = await sendReplyRequests(requests, {
+        fetch: this.options.fetch ?? fetch,
+        logger: this.options.logger,
+        logFields,
+        ...(this.options.settings ? { timeoutMs: this.options.settings.requestTimeoutMs, maxResponseBytes: this.options.settings.maxResponseBytes } : {}),
+      });
       if (!sent) return false;
     }
     return true;

@@ -8,6 +8,7 @@ import type { TableStore } from '../storage/table-store.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
 import { ChannelDeliveriesRepository, type ChannelDelivery } from './channel-deliveries-repository.js';
 import { ChannelWebhooks } from './channel-webhooks.js';
+import type { ChannelSettings } from './channel-settings.js';
 import { ChannelWorker } from './channel-worker.js';
 
 /** The channel side of the core: webhooks in, background turns, replies out. */
@@ -25,6 +26,8 @@ export interface ChannelsOptions {
   logger: Logger;
   now: () => Date;
   fetch?: typeof fetch;
+  /** Bounds on the providers' API answers (`HARNESS_CHANNEL_*`). */
+  settings?: ChannelSettings;
   concurrency?: number;
   /** The per-agent webhook budget (`HARNESS_LIMIT_WEBHOOKS_PER_MINUTE`). */
   webhookLimiter?: RateBudget;

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelFetch } from './model-fetch.js';
+import { ResponseTimedOutError, ResponseTooLargeError } from '../outbound/response-limit-errors.js';
+import { createModelFetch, modelFetch } from './model-fetch.js';
 
 async function readBody(request: IncomingMessage): Promise<string> {
   let text = '';
@@ -22,6 +23,17 @@ describe('modelFetch', () => {
           setTimeout(() => response.end('data: two\n\n'), 20);
         } else if (request.url === '/empty') {
           response.writeHead(204).end();
+        } else if (request.url === '/endless') {
+          // Streams until the client goes: what an account's baseURL could do.
+          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          const chunk = `data: ${'x'.repeat(16 * 1024)}\n\n`;
+          const write = (): void => {
+            while (!response.destroyed && response.write(chunk)) continue;
+            if (!response.destroyed) response.once('drain', write);
+          };
+          write();
+        } else if (request.url === '/silent') {
+          // Never answers: the deadline must cover the wait for the headers too.
         } else if (request.url === '/hang') {
           response.writeHead(200);
           response.write('started');
@@ -79,5 +91,28 @@ describe('modelFetch', () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('started');
     controller.abort(new Error('stopped during'));
     await expect(reader.read()).rejects.toThrow();
+  });
+
+  it("fails an answer that streams forever once it passes maxResponseBytes, naming the limit", async () => {
+    const capped = createModelFetch({ maxResponseBytes: 256 * 1024 });
+    const response = await capped(`${baseUrl}/endless`, { method: 'POST', body: '{}' });
+    let read = 0;
+    const failure = await (async () => {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) read += chunk.byteLength;
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ResponseTooLargeError);
+    expect((failure as Error).message).toBe("the model's answer exceeded 262144 bytes");
+    expect(read).toBeLessThanOrEqual(256 * 1024);
+  });
+
+  it('fails a call whose answer does not end within maxResponseMs, before or after the headers', async () => {
+    const bounded = createModelFetch({ maxResponseMs: 200 });
+    await expect(bounded(`${baseUrl}/silent`, { method: 'POST', body: '{}' })).rejects.toThrow(ResponseTimedOutError);
+    const response = await bounded(`${baseUrl}/hang`);
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('started');
+    const failure = await reader.read().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ResponseTimedOutError);
+    expect((failure as Error).message).toBe("the model's answer took longer than 200 ms");
   });
 });

@@ -1,6 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { type Dispatcher, fetch as undiciFetch, request } from 'undici';
+import { ResponseTimedOutError, ResponseTooLargeError } from '../outbound/response-limit-errors.js';
+import { defaultModelSettings, type ModelSettings } from './model-settings.js';
 
 /** Statuses whose responses have no body (a `Response` refuses one). */
 const nullBodyStatuses = new Set([101, 204, 205, 304]);
@@ -20,16 +22,35 @@ function responseHeaders(headers: Record<string, string | string[] | undefined>)
   return result;
 }
 
-/** A web stream over a Node stream, pausing the socket while the reader is behind. */
-function webStream(body: Readable): ReadableStream<Uint8Array> {
+/** What one model call may read and how long it may take. */
+interface ResponseLimits {
+  maxResponseBytes: number;
+  maxResponseMs: number;
+}
+
+const answer = "the model's answer";
+
+/**
+ * A web stream over a Node stream, pausing the socket while the reader is behind. The bytes are
+ * counted in the one 'data' handler (no extra stream layer per chunk): past the limit the body is
+ * destroyed with the error, which the reader then sees. `settled` runs once the body is done.
+ */
+function webStream(body: Readable, maxBytes: number, settled: () => void): ReadableStream<Uint8Array> {
+  let received = 0;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       body.on('data', (chunk: Buffer) => {
+        received += chunk.byteLength;
+        if (received > maxBytes) {
+          body.destroy(new ResponseTooLargeError(answer, maxBytes));
+          return;
+        }
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         if ((controller.desiredSize ?? 1) <= 0) body.pause();
       });
       body.once('end', () => controller.close());
       body.once('error', (error) => controller.error(error));
+      body.once('close', settled);
     },
     pull() {
       body.resume();
@@ -40,6 +61,24 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
   });
 }
 
+/** The fallback's body counted the same way (a web stream layer, but only on the rare fallback path). */
+function countedBody(response: Response, maxBytes: number, settled: () => void): Response {
+  if (!response.body) {
+    settled();
+    return response;
+  }
+  let received = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      received += chunk.byteLength;
+      if (received > maxBytes) controller.error(new ResponseTooLargeError(answer, maxBytes));
+      else controller.enqueue(chunk);
+    },
+    flush: settled,
+  });
+  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 /**
  * The `fetch` the model provider is given: undici's `request` (the dispatcher API) behind the
  * `fetch` signature. Node's built-in `fetch` costs about 0.5 ms more per call (it tees the
@@ -47,45 +86,80 @@ function webStream(body: Readable): ReadableStream<Uint8Array> {
  * against a fast model (docs/benchmarks.md). Requests it does not handle (a `Request` object,
  * a body that is not a string or bytes) go to the built-in `fetch`. A connection failure is a
  * `TypeError('fetch failed')` with the cause, as with `fetch`, so the AI SDK's error handling
- * and retries see what they expect.
+ * and retries see what they expect. Each call reads at most `maxResponseBytes` and lasts at
+ * most `maxResponseMs` (default limits: `defaultModelSettings`).
  */
 export const modelFetch: typeof fetch = createModelFetch();
 
 /**
- * `modelFetch` through `dispatcher` (the outbound policy's checked connections), for both the
- * `request` path and the `fetch` fallback. Without one, undici's global dispatcher.
+ * `modelFetch` through `dispatcher` (the outbound policy's checked connections for `model`), for
+ * both the `request` path and the `fetch` fallback, with the operator's limits. Without a
+ * dispatcher, undici's global dispatcher.
  */
-export function createModelFetch(dispatcher?: Dispatcher): typeof fetch {
+export function createModelFetch(options: { dispatcher?: Dispatcher | undefined } & Partial<ModelSettings> = {}): typeof fetch {
+  const { dispatcher } = options;
+  const limits: ResponseLimits = {
+    maxResponseBytes: options.maxResponseBytes ?? defaultModelSettings.maxResponseBytes,
+    maxResponseMs: options.maxResponseMs ?? defaultModelSettings.maxResponseMs,
+  };
   const fallback: typeof fetch = dispatcher
     ? ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch
     : (input, init) => fetch(input, init);
-  return (input, init = {}) => fetchThroughRequest(input, init, fallback, dispatcher);
+  return (input, init = {}) => fetchThroughRequest(input, init, fallback, dispatcher, limits);
 }
 
-async function fetchThroughRequest(input: Parameters<typeof fetch>[0], init: RequestInit, fallback: typeof fetch, dispatcher: Dispatcher | undefined): Promise<Response> {
+/**
+ * One signal for the whole call: the caller's (a cancel), or the call's own deadline. A listener
+ * rather than `AbortSignal.any`, so nothing outlives the call; `settle` removes both.
+ */
+function callDeadline(callerSignal: AbortSignal | null | undefined, maxMs: number): { signal: AbortSignal; settle: () => void } {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new ResponseTimedOutError(answer, maxMs)), maxMs);
+  timer.unref();
+  const forward = (): void => deadline.abort(callerSignal?.reason);
+  callerSignal?.addEventListener('abort', forward, { once: true });
+  return {
+    signal: deadline.signal,
+    settle: () => {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', forward);
+    },
+  };
+}
+
+async function fetchThroughRequest(input: Parameters<typeof fetch>[0], init: RequestInit, fallback: typeof fetch, dispatcher: Dispatcher | undefined, limits: ResponseLimits): Promise<Response> {
   const body = init.body ?? undefined;
   const simpleBody = body === undefined || typeof body === 'string' || body instanceof Uint8Array;
-  if ((typeof input !== 'string' && !(input instanceof URL)) || !simpleBody) return fallback(input, init);
   init.signal?.throwIfAborted();
+  const { signal, settle } = callDeadline(init.signal, limits.maxResponseMs);
+  if ((typeof input !== 'string' && !(input instanceof URL)) || !simpleBody) {
+    const response = await fallback(input, { ...init, signal }).catch((error: unknown) => {
+      settle();
+      throw signal.aborted ? signal.reason : error;
+    });
+    return countedBody(response, limits.maxResponseBytes, settle);
+  }
   let reply: Awaited<ReturnType<typeof request>>;
   try {
     reply = await request(input, {
       method: (init.method ?? 'GET') as 'GET',
       headers: plainHeaders(init.headers),
       body,
-      ...(init.signal ? { signal: init.signal } : {}),
+      signal,
       ...(dispatcher ? { dispatcher } : {}),
     });
   } catch (error) {
-    if (init.signal?.aborted) throw init.signal.reason;
+    settle();
+    if (signal.aborted) throw signal.reason;
     throw new TypeError('fetch failed', { cause: error });
   }
   const status = reply.statusCode;
   const headers = responseHeaders(reply.headers);
   const statusText = STATUS_CODES[status] ?? '';
   if (nullBodyStatuses.has(status)) {
+    settle();
     reply.body.resume();
     return new Response(null, { status, statusText, headers });
   }
-  return new Response(webStream(reply.body), { status, statusText, headers });
+  return new Response(webStream(reply.body, limits.maxResponseBytes, settle), { status, statusText, headers });
 }

@@ -1,30 +1,39 @@
 import type { AgentConfig } from '../agent-config/agent-config-schema.js';
 import type { OutboundPolicy } from './outbound-policy.js';
+import type { DestinationKind } from './outbound-settings.js';
+
+/** One URL of an agent config that the service calls, with the field that holds it and its kind. */
+export interface AgentDestination {
+  field: string;
+  url: string;
+  kind: DestinationKind;
+}
 
 /**
- * The URLs of an agent config that the service itself calls: the model's `baseURL`, each
- * channel's `apiBaseUrl`, each tool's `workerUrl`, each MCP server's `url`, and the completion webhook's `url`. (`completionBaseUrl` is not here: the
- * worker calls it, not the service.)
+ * The URLs of an agent config that the service itself calls: the model's `baseURL` (`model`),
+ * each channel's `apiBaseUrl` (`channels`), each tool's `workerUrl` (`workers`), each MCP server's
+ * `url` (`mcp`), and the completion webhook's `url` (`webhooks`). (`completionBaseUrl` is not
+ * here: the worker calls it, not the service.)
  */
-export function agentDestinations(config: AgentConfig): { field: string; url: string }[] {
-  const destinations: { field: string; url: string }[] = [];
+export function agentDestinations(config: AgentConfig): AgentDestination[] {
+  const destinations: AgentDestination[] = [];
   const baseURL = config.provider?.openai?.baseURL;
-  if (typeof baseURL === 'string') destinations.push({ field: 'config.provider.openai.baseURL', url: baseURL });
+  if (typeof baseURL === 'string') destinations.push({ field: 'config.provider.openai.baseURL', url: baseURL, kind: 'model' });
   for (const [provider, settings] of Object.entries(config.channels ?? {})) {
     const apiBaseUrl = (settings as { apiBaseUrl?: unknown } | undefined)?.apiBaseUrl;
-    if (typeof apiBaseUrl === 'string') destinations.push({ field: `config.channels.${provider}.apiBaseUrl`, url: apiBaseUrl });
+    if (typeof apiBaseUrl === 'string') destinations.push({ field: `config.channels.${provider}.apiBaseUrl`, url: apiBaseUrl, kind: 'channels' });
   }
   for (const [name, toolConfig] of Object.entries(config.tools ?? {})) {
     const workerUrl = (toolConfig as { workerUrl?: unknown } | undefined)?.workerUrl;
-    if (typeof workerUrl === 'string') destinations.push({ field: `config.tools.${name}.workerUrl`, url: workerUrl });
+    if (typeof workerUrl === 'string') destinations.push({ field: `config.tools.${name}.workerUrl`, url: workerUrl, kind: 'workers' });
   }
-  for (const [server, settings] of Object.entries(config.mcp ?? {})) destinations.push({ field: `config.mcp.${server}.url`, url: settings.url });
+  for (const [server, settings] of Object.entries(config.mcp ?? {})) destinations.push({ field: `config.mcp.${server}.url`, url: settings.url, kind: 'mcp' });
   const webhookUrl = config.webhooks?.completion?.url;
-  if (typeof webhookUrl === 'string') destinations.push({ field: 'config.webhooks.completion.url', url: webhookUrl });
+  if (typeof webhookUrl === 'string') destinations.push({ field: 'config.webhooks.completion.url', url: webhookUrl, kind: 'webhooks' });
   return destinations;
 }
 
 /** The config-time half of the outbound policy: a 400 naming the first refused field. */
 export function checkAgentDestinations(policy: OutboundPolicy, config: AgentConfig): void {
-  for (const { field, url } of agentDestinations(config)) policy.checkUrl(url, field);
+  for (const { field, url, kind } of agentDestinations(config)) policy.checkUrl(url, field, kind);
 }

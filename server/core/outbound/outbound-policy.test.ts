@@ -52,7 +52,7 @@ describe('OutboundPolicy under any', () => {
     const target = await startServer(() => ({ status: 200, body: 'ok' }));
     const any = policy({ mode: 'any', allow: [] });
     expect(await (await any.fetch(`${target.origin}/x`)).text()).toBe('ok');
-    expect(() => any.checkUrl('http://127.0.0.1:1/v1', 'config.provider.openai.baseURL')).not.toThrow();
+    expect(() => any.checkUrl('http://127.0.0.1:1/v1', 'config.provider.openai.baseURL', 'model')).not.toThrow();
     expect(any.dispatcher).toBeUndefined();
   });
 });
@@ -60,15 +60,15 @@ describe('OutboundPolicy under any', () => {
 describe('OutboundPolicy under public', () => {
   it('refuses a literal loopback, private or link-local IP at config time, naming the field', () => {
     const outbound = policy({ mode: 'public', allow: [] });
-    expect(() => outbound.checkUrl('http://127.0.0.1:8080/v1', 'config.provider.openai.baseURL')).toThrow(
+    expect(() => outbound.checkUrl('http://127.0.0.1:8080/v1', 'config.provider.openai.baseURL', 'model')).toThrow(
       'config.provider.openai.baseURL points at 127.0.0.1, a loopback address; this service only calls public addresses for accounts (HARNESS_OUTBOUND_POLICY=public)',
     );
-    expect(() => outbound.checkUrl('http://169.254.169.254/latest/meta-data', 'config.tools.test_external_async.workerUrl')).toThrow('a link-local address');
-    expect(() => outbound.checkUrl('https://[::ffff:10.0.0.1]/', 'config.channels.slack.apiBaseUrl')).toThrow('a private address');
-    expect(() => outbound.checkUrl('https://[fd00::1]:8443/', 'x')).toThrow('a unique-local address');
-    expect(() => outbound.checkUrl('https://api.openai.com/v1', 'x')).not.toThrow();
+    expect(() => outbound.checkUrl('http://169.254.169.254/latest/meta-data', 'config.tools.test_external_async.workerUrl', 'workers')).toThrow('a link-local address');
+    expect(() => outbound.checkUrl('https://[::ffff:10.0.0.1]/', 'config.channels.slack.apiBaseUrl', 'channels')).toThrow('a private address');
+    expect(() => outbound.checkUrl('https://[fd00::1]:8443/', 'x', 'model')).toThrow('a unique-local address');
+    expect(() => outbound.checkUrl('https://api.openai.com/v1', 'x', 'model')).not.toThrow();
     // A name is checked when connecting: DNS may say something else then.
-    expect(() => outbound.checkUrl('http://localhost:1/v1', 'x')).not.toThrow();
+    expect(() => outbound.checkUrl('http://localhost:1/v1', 'x', 'model')).not.toThrow();
   });
 
   it('refuses to connect to a literal loopback address: nothing reaches the server', async () => {
@@ -111,7 +111,7 @@ describe('OutboundPolicy under public', () => {
     const other = await startServer(() => ({ status: 200, body: 'other' }));
     const outbound = policy({ mode: 'public', allow: [{ address: '127.0.0.1', port: gateway.port }] });
     expect(await (await outbound.fetch(`${gateway.origin}/`)).text()).toBe('gateway');
-    expect(() => outbound.checkUrl(`${gateway.origin}/v1`, 'x')).not.toThrow();
+    expect(() => outbound.checkUrl(`${gateway.origin}/v1`, 'x', 'model')).not.toThrow();
     await refusal(outbound.fetch(`${other.origin}/`));
     expect(other.hits).toEqual([]);
   });
@@ -119,20 +119,60 @@ describe('OutboundPolicy under public', () => {
   it("applies to the model client's fetch (undici request) as well", async () => {
     const model = await startServer(() => ({ status: 500, body: '{"error":{"message":"internal detail"}}' }));
     const outbound = policy({ mode: 'public', allow: [] });
-    const modelFetch = createModelFetch(outbound.dispatcher);
+    const modelFetch = createModelFetch({ dispatcher: outbound.dispatcherFor('model') });
     const error = await refusal(modelFetch(`http://localhost:${model.port}/v1/responses`, { method: 'POST', body: '{}' }));
     expect(error).toBeInstanceOf(OutboundDestinationRefusedError);
     expect(model.hits).toEqual([]);
   });
 });
 
+describe('OutboundPolicy exceptions per kind of destination', () => {
+  it('lets a gateway allowed for model only be reached by the model client, and by no MCP server, webhook, channel or worker', async () => {
+    const gateway = await startServer(() => ({ status: 200, body: 'gateway' }));
+    const allowed = [{ address: '127.0.0.1', port: gateway.port }];
+    // A name resolving to the gateway: what an account would use to get past the config-time check.
+    const outbound = policy({ mode: 'public', allow: [], allowByKind: { model: allowed } }, async (host) => (host === 'gateway.example' ? ['127.0.0.1'] : []));
+    expect(() => outbound.checkUrl(`${gateway.origin}/v1`, 'config.provider.openai.baseURL', 'model')).not.toThrow();
+    expect(() => outbound.checkUrl(`${gateway.origin}/mcp`, 'config.mcp.internal.url', 'mcp')).toThrow('config.mcp.internal.url points at 127.0.0.1, a loopback address');
+    expect(() => outbound.checkUrl(`${gateway.origin}/hook`, 'config.webhooks.completion.url', 'webhooks')).toThrow('config.webhooks.completion.url points at 127.0.0.1');
+    const byName = `http://gateway.example:${gateway.port}`;
+    const modelFetch = createModelFetch({ dispatcher: outbound.dispatcherFor('model') });
+    expect(await (await modelFetch(`${byName}/v1/responses`, { method: 'POST', body: '{}' })).text()).toBe('gateway');
+    expect(await (await outbound.fetchFor('model')(`${byName}/v1/models`)).text()).toBe('gateway');
+    const mcp = outbound.createOwnFetch('mcp');
+    try {
+      for (const call of [mcp.fetch(`${byName}/mcp`), outbound.fetchFor('mcp')(`${byName}/mcp`), outbound.fetchFor('webhooks')(`${byName}/hook`), outbound.fetchFor('channels')(`${byName}/bot`), outbound.fetchFor('workers')(`${byName}/dispatch`), outbound.fetch(`${byName}/any`)]) {
+        expect(await refusal(call)).toBeInstanceOf(OutboundDestinationRefusedError);
+      }
+    } finally {
+      await mcp.destroy();
+    }
+    expect(gateway.hits).toEqual(['/v1/responses', '/v1/models']);
+  });
+
+  it('keeps HARNESS_OUTBOUND_ALLOW meaning every kind', async () => {
+    const gateway = await startServer(() => ({ status: 200, body: 'gateway' }));
+    const outbound = policy({ mode: 'public', allow: [{ address: '127.0.0.1', port: gateway.port }], allowByKind: {} });
+    for (const kind of ['model', 'mcp', 'webhooks', 'channels', 'workers'] as const) {
+      expect(() => outbound.checkUrl(`${gateway.origin}/`, 'x', kind)).not.toThrow();
+      expect(await (await outbound.fetchFor(kind)(`${gateway.origin}/${kind}`)).text()).toBe('gateway');
+    }
+  });
+});
+
 describe('outboundSettingsFromEnvironment', () => {
   it('defaults to any, reads public and the allow list, and refuses bad values naming the variable', () => {
-    expect(outboundSettingsFromEnvironment({})).toEqual({ mode: 'any', allow: [] });
+    expect(outboundSettingsFromEnvironment({})).toEqual({ mode: 'any', allow: [], allowByKind: {} });
     expect(outboundSettingsFromEnvironment({ HARNESS_OUTBOUND_POLICY: 'public', HARNESS_OUTBOUND_ALLOW: '10.0.0.5:8080, 192.168.1.9, [fd00::1]:443, ::1' })).toEqual({
       mode: 'public',
       allow: [{ address: '10.0.0.5', port: 8080 }, { address: '192.168.1.9' }, { address: 'fd00::1', port: 443 }, { address: '::1' }],
+      allowByKind: {},
     });
+    expect(outboundSettingsFromEnvironment({ HARNESS_OUTBOUND_POLICY: 'public', HARNESS_OUTBOUND_ALLOW_MODEL: '10.0.0.5:8080', HARNESS_OUTBOUND_ALLOW_WORKERS: '10.0.0.6' }).allowByKind).toEqual({
+      model: [{ address: '10.0.0.5', port: 8080 }],
+      workers: [{ address: '10.0.0.6' }],
+    });
+    expect(() => outboundSettingsFromEnvironment({ HARNESS_OUTBOUND_ALLOW_MCP: 'gateway' })).toThrow('HARNESS_OUTBOUND_ALLOW_MCP entries must be');
     expect(() => outboundSettingsFromEnvironment({ HARNESS_OUTBOUND_POLICY: 'private' })).toThrow('HARNESS_OUTBOUND_POLICY must be "any" or "public"');
     expect(() => outboundSettingsFromEnvironment({ HARNESS_OUTBOUND_ALLOW: 'internal.example:80' })).toThrow('HARNESS_OUTBOUND_ALLOW entries must be');
     expect(() => outboundSettingsFromEnvironment({ HARNESS_OUTBOUND_ALLOW: '10.0.0.5:99999' })).toThrow('HARNESS_OUTBOUND_ALLOW');

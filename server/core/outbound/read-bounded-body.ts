@@ -1,17 +1,6 @@
-import { UpstreamError } from '../errors.js';
+import { ResponseTooLargeError } from './response-limit-errors.js';
 
-/**
- * An outside service's answer was larger than the service reads. The message names what was
- * read and the limit, never a byte of the body (a peer's body is never echoed to a caller).
- */
-export class ResponseTooLargeError extends UpstreamError {
-  constructor(
-    readonly what: string,
-    readonly maxBytes: number,
-  ) {
-    super(`${what} exceeded ${maxBytes} bytes`);
-  }
-}
+export { ResponseTooLargeError } from './response-limit-errors.js';
 
 /**
  * Reads `response`'s body, at most `maxBytes` of it. A `Content-Length` over the limit is refused
