@@ -15,7 +15,7 @@ import { type ReceivedWebhook, startWebhookReceiver } from './support/webhook-re
  */
 const webhookSecret = 'whsec-e2e-0123456789-abcdefghij';
 /** Short waits so retries happen within the test; the schedule itself is unit-tested. */
-const fastRetries = { ...defaultWebhookSettings, retryBaseMs: 20, retryMaxMs: 100, timeoutMs: 5_000 };
+const fastRetries = { ...defaultWebhookSettings, retryBaseMs: 20, retryMaxMs: 100, timeoutMs: 5_000, destinationBackoffMs: 20, destinationBackoffMaxMs: 100 };
 
 function verified(webhook: ReceivedWebhook, secret = webhookSecret): boolean {
   const timestamp = String(webhook.headers['x-harness-timestamp']);

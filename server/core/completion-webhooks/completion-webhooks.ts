@@ -6,10 +6,13 @@ import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
 import type { JobQueue, JobQueueFactory } from '../background-jobs/job-queue.js';
 import { NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { isDelivered, nextStep } from './retry-schedule.js';
+import { DestinationBackoff } from './destination-backoff.js';
+import { FairDeliveryScheduler } from './fair-delivery-scheduler.js';
+import { isDelivered, isRetryable, nextStep } from './retry-schedule.js';
 import type { WebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
 import { type WebhookAttempt, type WebhookDelivery, type WebhookDeliveryRef, type WebhookDeliveryView, viewWebhookDelivery, webhookDeliveryId } from './webhook-delivery.js';
 import { postWebhook } from './webhook-sender.js';
+import { webhookTarget } from './webhook-target.js';
 import type { WebhookSettings } from './webhook-settings.js';
 
 /** Run the next attempt of a delivery (if it is due and nobody else runs it). */
@@ -34,8 +37,6 @@ export interface CompletionWebhooksOptions {
   queues?: JobQueueFactory;
   /** Replicas share the queue: sweep for due deliveries whose retry timer died with its replica. */
   shared?: boolean;
-  /** Attempts under way at once (default 8). */
-  concurrency?: number;
   random?: () => number;
 }
 
@@ -55,22 +56,37 @@ const claimMarginMs = 30_000;
  * Completion webhooks: when a status row (an `/async` request, a cron run, a turn that waited
  * for async tools and its continuation) reaches a finish, the writer of that transition
  * records one delivery (a conditional create keyed by the row and its status) and queues its
- * job; the job POSTs the row's `/status` view, signed, and retries with backoff. See
- * docs/webhooks.md.
+ * job; the job POSTs the row's `/status` view, signed, and retries with backoff. The attempts
+ * are paced fairly across accounts (`FairDeliveryScheduler`), and a receiver that fails is left
+ * alone for a while (`DestinationBackoff`). See docs/webhooks.md.
  */
 export class CompletionWebhooks {
+  /** Where a delivery's job goes first: on replicas, the shared queue hands it to one of them. */
   private readonly queue: JobQueue<WebhookDeliveryJob>;
+  /** The attempts of this process: per-account queues and shares of the slots, retries waiting on timers. */
+  private readonly scheduler: FairDeliveryScheduler<WebhookDeliveryJob>;
+  private readonly destinations: DestinationBackoff;
   private readonly announcing = new Set<Promise<void>>();
-  /** Retries waiting in this process: one timer per delivery, the earliest asked for. */
-  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  /** Ends the attempts under way when the service stops (their deliveries stay pending). */
+  private readonly stopping = new AbortController();
   private sweepTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(private readonly options: CompletionWebhooksOptions) {
-    this.queue = (options.queues ?? inMemoryJobQueues)((job: WebhookDeliveryJob) => this.run(job), options.concurrency ?? 8, {
-      name: 'webhook-deliveries',
-      keyOf: (job) => `webhook-delivery:${JSON.stringify([job.accountId, job.agentId, job.deliveryId])}`,
+    const { settings } = options;
+    const keyOf = (job: WebhookDeliveryRef) => `webhook-delivery:${JSON.stringify([job.accountId, job.agentId, job.deliveryId])}`;
+    this.scheduler = new FairDeliveryScheduler<WebhookDeliveryJob>({
+      run: (job) => this.run(job),
+      concurrency: settings.concurrency,
+      concurrencyPerAccount: settings.concurrencyPerAccount,
+      heldPerAccount: settings.queuePerAccount,
+      accountOf: (job) => job.accountId,
+      keyOf,
+      onRoom: (accountId) => this.refill(accountId),
     });
+    this.destinations = new DestinationBackoff({ baseMs: settings.destinationBackoffMs, maxMs: settings.destinationBackoffMaxMs }, () => options.now().getTime());
+    // The queue only hands jobs over (the scheduler paces them), so a handler never holds its slot for an attempt.
+    this.queue = (options.queues ?? inMemoryJobQueues)(async (job: WebhookDeliveryJob) => void this.scheduler.offer(job), settings.concurrency, { name: 'webhook-deliveries', keyOf });
   }
 
   /**
@@ -117,17 +133,26 @@ export class CompletionWebhooks {
   /** Resolves when nothing is being recorded, queued or attempted (tests, shutdown); waiting retries do not count. */
   async idle(): Promise<void> {
     while (this.announcing.size > 0) await Promise.allSettled([...this.announcing]);
-    await this.queue.idle();
+    do {
+      await this.queue.idle();
+      await this.scheduler.idle();
+      await Promise.allSettled([...this.announcing]);
+    } while (this.announcing.size > 0);
+  }
+
+  /** Deliveries of an account this process holds in memory (tests). */
+  heldBy(accountId: string): number {
+    return this.scheduler.heldBy(accountId);
   }
 
   /** Take no new work and wait for attempts under way; pending deliveries stay in storage for the next start (or another replica). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweepTimer);
-    for (const { timer } of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    this.stopping.abort();
     await Promise.allSettled([...this.announcing]);
     await this.queue.stop();
+    await this.scheduler.stop();
   }
 
   private async announce(row: AsyncRequestRecord): Promise<void> {
@@ -172,17 +197,25 @@ export class CompletionWebhooks {
     this.queue.push({ kind: 'webhook-delivery', accountId: ref.accountId, agentId: ref.agentId, deliveryId: ref.deliveryId });
   }
 
+  /** The next attempt in this process after `delayMs` (the earliest asked for wins); a full share leaves it in storage. */
   private retryAt(ref: WebhookDeliveryRef, delayMs: number): void {
-    const at = Date.now() + Math.max(0, delayMs);
-    const existing = this.timers.get(ref.deliveryId);
-    if (this.stopped || (existing && existing.at <= at)) return;
-    if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(() => {
-      this.timers.delete(ref.deliveryId);
-      this.enqueue(ref);
-    }, delayMs);
-    timer.unref();
-    this.timers.set(ref.deliveryId, { timer, at });
+    if (this.stopped) return;
+    this.scheduler.offer({ kind: 'webhook-delivery', accountId: ref.accountId, agentId: ref.agentId, deliveryId: ref.deliveryId }, Math.max(1, delayMs));
+  }
+
+  /** An account's share has room again: its pending deliveries that waited in storage are taken up, oldest first. */
+  private refill(accountId: string): void {
+    const refilled = (async () => {
+      const pending = await this.options.repository.pendingForAccount(accountId);
+      const now = this.options.now().getTime();
+      for (const delivery of pending) {
+        const due = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : now;
+        const job: WebhookDeliveryJob = { kind: 'webhook-delivery', accountId: delivery.accountId, agentId: delivery.agentId, deliveryId: delivery.deliveryId };
+        if (!this.scheduler.offer(job, Math.max(0, due - now))) return;
+      }
+    })().catch((error: unknown) => this.options.logger.warn({ event: 'completion-webhook', accountId, error: (error as Error).message }, 'could not read the pending deliveries of an account; the next start or sweep takes them'));
+    this.announcing.add(refilled);
+    void refilled.finally(() => this.announcing.delete(refilled));
   }
 
   private async run(job: WebhookDeliveryJob): Promise<void> {
@@ -202,10 +235,18 @@ export class CompletionWebhooks {
     if (claim.kind === 'nothing-to-do') return;
     const { delivery, attempt } = claim;
     const fields = { event: 'completion-webhook', accountId: ref.accountId, agentId: ref.agentId, deliveryId: ref.deliveryId, eventId: delivery.eventId, attempt };
-    const target = await this.target(delivery);
+    const target = await webhookTarget(this.options, delivery);
     if ('dropped' in target) {
       logger.info({ ...fields, reason: target.dropped }, 'completion webhook dropped');
       await repository.finishAttempt(ref, attempt, { state: 'failed', error: target.dropped }, now());
+      return;
+    }
+    const admission = this.destinations.admit(target.url);
+    if (!admission.go) {
+      // The receiver failed lately: this delivery waits (no attempt spent, no slot held) while one probes it.
+      const waitMs = Math.max(1, Math.round(admission.waitMs * (1 + 0.2 * (this.options.random ?? Math.random)())));
+      const nextAttemptAt = new Date(startedAt.getTime() + waitMs).toISOString();
+      if (await repository.finishAttempt(ref, attempt, { state: 'pending', nextAttemptAt }, now())) this.retryAt(ref, waitMs);
       return;
     }
     const result = await postWebhook({
@@ -217,7 +258,9 @@ export class CompletionWebhooks {
       timestampSeconds: Math.floor(now().getTime() / 1000),
       timeoutMs: settings.timeoutMs,
       fetch: this.options.fetch ?? fetch,
+      signal: this.stopping.signal,
     });
+    this.destinations.report(target.url, isRetryable(result) ? 'failed' : 'answered');
     const finishedAt = now();
     const record: WebhookAttempt = {
       attempt,
@@ -241,27 +284,5 @@ export class CompletionWebhooks {
     if (!(await repository.finishAttempt(ref, attempt, { record, state: 'pending', nextAttemptAt }, finishedAt))) return;
     logger.warn({ ...logFields, retryInMs: step.retryInMs }, 'completion webhook attempt failed; retrying');
     this.retryAt(ref, step.retryInMs);
-  }
-
-  /** Where and what to send, read now: the account and the agent's current webhook, the row's view. */
-  private async target(delivery: WebhookDelivery): Promise<{ url: string; secret: string; body: string } | { dropped: string }> {
-    try {
-      await this.options.accountCheck(delivery.accountId);
-    } catch (error) {
-      if (error instanceof AccountDisabledError) return { dropped: 'the account is disabled' };
-      if (error instanceof NotFoundError) return { dropped: 'the account no longer exists' };
-      throw error;
-    }
-    let webhook;
-    try {
-      webhook = (await this.options.agents.load(delivery.accountId, delivery.agentId)).config.webhooks?.completion;
-    } catch (error) {
-      if (error instanceof NotFoundError) return { dropped: 'the agent no longer exists' };
-      throw error;
-    }
-    if (!webhook) return { dropped: 'the agent no longer has config.webhooks.completion' };
-    const row = await this.options.rows.get(delivery.eventId);
-    if (!row) return { dropped: 'the status row no longer exists' };
-    return { url: webhook.url, secret: webhook.secret, body: JSON.stringify(this.options.view(row)) };
   }
 }

@@ -68,6 +68,18 @@ export class WebhookDeliveriesRepository {
     return found;
   }
 
+  /** An account's deliveries still `pending`, the longest waiting first (its share of the queue had room again). */
+  async pendingForAccount(accountId: string): Promise<WebhookDelivery[]> {
+    const prefix = `${JSON.stringify([accountId]).slice(0, -1)},`;
+    const found: WebhookDelivery[] = [];
+    for (const partition of await this.table.listPartitions()) {
+      if (!partition.startsWith(prefix)) continue;
+      for (const row of await this.table.list(partition)) if (row.value.state === 'pending') found.push(row.value);
+    }
+    const dueAt = (delivery: WebhookDelivery) => delivery.nextAttemptAt ?? delivery.createdAt;
+    return found.sort((left, right) => dueAt(left).localeCompare(dueAt(right)));
+  }
+
   /**
    * Takes the next attempt of a pending, due delivery that no live worker is attempting: a
    * conditional write, so of two workers racing for it (a retry timer here, a sweep on another

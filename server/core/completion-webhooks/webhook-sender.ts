@@ -12,6 +12,8 @@ export interface WebhookPost {
   timeoutMs: number;
   /** The outbound policy's fetch: every connection to an account-chosen URL is checked. */
   fetch: typeof fetch;
+  /** Ends the attempt early (the service stops). */
+  signal?: AbortSignal;
 }
 
 /** The headers of one attempt; the signature is made per attempt, over that attempt's timestamp. */
@@ -47,7 +49,7 @@ export async function postWebhook(post: WebhookPost): Promise<AttemptResult> {
       headers: webhookHeaders(post),
       body: post.body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(post.timeoutMs),
+      signal: post.signal ? AbortSignal.any([AbortSignal.timeout(post.timeoutMs), post.signal]) : AbortSignal.timeout(post.timeoutMs),
     });
     await response.body?.cancel().catch(() => undefined);
     return { statusCode: response.status };

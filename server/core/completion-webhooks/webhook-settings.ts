@@ -16,6 +16,28 @@ export interface WebhookSettings {
    * scheduled the retry died).
    */
   sweepMs: number;
+  /** `HARNESS_WEBHOOK_CONCURRENCY` (default 8): attempts under way at once in this process, every account together. */
+  concurrency: number;
+  /**
+   * `HARNESS_WEBHOOK_CONCURRENCY_PER_ACCOUNT` (default 2): attempts of one account under way at
+   * once in this process. Free slots go to the accounts in turn, so an account whose receiver
+   * never answers holds at most this many.
+   */
+  concurrencyPerAccount: number;
+  /**
+   * `HARNESS_WEBHOOK_QUEUE_PER_ACCOUNT` (default 100): deliveries of one account this process
+   * holds in memory (waiting for a slot, for a retry, or under way). Beyond it they wait in
+   * storage, still `pending`, and are read again when the account's queue is half empty.
+   */
+  queuePerAccount: number;
+  /**
+   * `HARNESS_WEBHOOK_DESTINATION_BACKOFF_MS` (default 1000): after an attempt to a receiver (a
+   * URL origin) times out or fails, its other deliveries wait this long before one probes it;
+   * each further failure doubles the wait.
+   */
+  destinationBackoffMs: number;
+  /** `HARNESS_WEBHOOK_DESTINATION_BACKOFF_MAX_MS` (default 60000): the longest such wait. */
+  destinationBackoffMaxMs: number;
 }
 
 export const defaultWebhookSettings: WebhookSettings = {
@@ -24,6 +46,11 @@ export const defaultWebhookSettings: WebhookSettings = {
   retryBaseMs: 1_000,
   retryMaxMs: 1_800_000,
   sweepMs: 60_000,
+  concurrency: 8,
+  concurrencyPerAccount: 2,
+  queuePerAccount: 100,
+  destinationBackoffMs: 1_000,
+  destinationBackoffMaxMs: 60_000,
 };
 
 /** Reads the `HARNESS_WEBHOOK_*` variables over the defaults; a bad value is a start error naming the variable. */
@@ -34,5 +61,10 @@ export function webhookSettingsFromEnvironment(environment: NodeJS.ProcessEnv = 
     retryBaseMs: integerSetting(environment, 'HARNESS_WEBHOOK_RETRY_BASE_MS', defaultWebhookSettings.retryBaseMs, 1, 3_600_000),
     retryMaxMs: integerSetting(environment, 'HARNESS_WEBHOOK_RETRY_MAX_MS', defaultWebhookSettings.retryMaxMs, 1, 86_400_000),
     sweepMs: integerSetting(environment, 'HARNESS_WEBHOOK_SWEEP_MS', defaultWebhookSettings.sweepMs, 100, 3_600_000),
+    concurrency: integerSetting(environment, 'HARNESS_WEBHOOK_CONCURRENCY', defaultWebhookSettings.concurrency, 1, 1_000),
+    concurrencyPerAccount: integerSetting(environment, 'HARNESS_WEBHOOK_CONCURRENCY_PER_ACCOUNT', defaultWebhookSettings.concurrencyPerAccount, 1, 1_000),
+    queuePerAccount: integerSetting(environment, 'HARNESS_WEBHOOK_QUEUE_PER_ACCOUNT', defaultWebhookSettings.queuePerAccount, 2, 100_000),
+    destinationBackoffMs: integerSetting(environment, 'HARNESS_WEBHOOK_DESTINATION_BACKOFF_MS', defaultWebhookSettings.destinationBackoffMs, 1, 3_600_000),
+    destinationBackoffMaxMs: integerSetting(environment, 'HARNESS_WEBHOOK_DESTINATION_BACKOFF_MAX_MS', defaultWebhookSettings.destinationBackoffMaxMs, 1, 86_400_000),
   };
 }

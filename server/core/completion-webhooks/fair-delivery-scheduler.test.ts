@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { FairDeliveryScheduler } from './fair-delivery-scheduler.js';
+
+interface Job {
+  account: string;
+  id: number;
+}
+
+/** A scheduler whose jobs run until `release` lets them end; `started` is the order they started in. */
+function held(options: { concurrency: number; concurrencyPerAccount: number; heldPerAccount: number }) {
+  const started: string[] = [];
+  const releases: (() => void)[] = [];
+  const rooms: string[] = [];
+  const scheduler = new FairDeliveryScheduler<Job>({
+    ...options,
+    run: (job) => {
+      started.push(`${job.account}${job.id}`);
+      return new Promise<void>((resolve) => releases.push(resolve));
+    },
+    accountOf: (job) => job.account,
+    keyOf: (job) => `${job.account}:${job.id}`,
+    onRoom: (account) => rooms.push(account),
+  });
+  const releaseAll = async () => {
+    while (releases.length > 0) {
+      for (const release of releases.splice(0)) release();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  return { scheduler, started, releaseAll, rooms };
+}
+
+describe('FairDeliveryScheduler', () => {
+  it('gives free slots to the accounts in turn, each within its share', async () => {
+    const { scheduler, started, releaseAll } = held({ concurrency: 3, concurrencyPerAccount: 2, heldPerAccount: 100 });
+    for (let id = 0; id < 10; id += 1) scheduler.offer({ account: 'a', id });
+    scheduler.offer({ account: 'b', id: 0 });
+    scheduler.offer({ account: 'c', id: 0 });
+    // a takes its share (2), and the third slot goes to b, not to a's third job.
+    expect(started).toEqual(['a0', 'a1', 'b0']);
+    await releaseAll();
+    await scheduler.idle();
+    expect(started.indexOf('c0')).toBeLessThan(started.indexOf('a3'));
+    expect(started).toHaveLength(12);
+  });
+
+  it('declines past an account’s share, says when it has room again, and treats a job offered twice as one', async () => {
+    const { scheduler, started, releaseAll, rooms } = held({ concurrency: 8, concurrencyPerAccount: 1, heldPerAccount: 4 });
+    const offered = [0, 1, 2, 3, 4, 5].map((id) => scheduler.offer({ account: 'a', id }));
+    expect(offered).toEqual([true, true, true, true, false, false]);
+    expect(scheduler.offer({ account: 'a', id: 1 })).toBe(true);
+    expect(scheduler.offer({ account: 'b', id: 0 })).toBe(true);
+    expect(scheduler.heldBy('a')).toBe(4);
+    await releaseAll();
+    await scheduler.idle();
+    expect(started.sort()).toEqual(['a0', 'a1', 'a2', 'a3', 'b0']);
+    expect(rooms).toEqual(['a']);
+    expect(scheduler.heldBy('a')).toBe(0);
+  });
+});
