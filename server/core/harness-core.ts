@@ -198,7 +198,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     agents,
     conversations,
     asyncResults: asyncRepository,
-    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled, slots: budgets.slots('turns', limits.maxConcurrentTurnsPerAccount), budgetCheck: (accountId, readByRequest) => usage.checkBudget(accountId, readByRequest) }),
+    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled, slots: budgets.slots('turns', limits.maxConcurrentTurnsPerAccount), tokenBudget: usage }),
     execution: {
       logger,
       now,

@@ -6,6 +6,7 @@ const tokenCounts = {
   totalTokens: { type: 'integer', minimum: 0 },
   cachedInputTokens: { type: 'integer', minimum: 0, description: 'input tokens read from the provider cache (part of inputTokens); present when the provider reported it, 0 included' },
   reasoningTokens: { type: 'integer', minimum: 0, description: 'reasoning tokens (part of outputTokens); present when the provider reported it, 0 included' },
+  estimatedTokens: { type: 'integer', minimum: 0, description: 'tokens (part of totalTokens) estimated by the service for model calls cut short (cancel, abort, timeout, error) before the provider reported usage; absent when all were reported' },
 } as const;
 
 /** `{inputTokens, outputTokens, totalTokens}` and the optional details, as turns record them. */

@@ -4,6 +4,8 @@ import { InvalidRequestError, PayloadTooLargeError, RateLimitedError } from '../
 import { MemorySlotPool, type SlotPool } from '../limits/slot-pool.js';
 import { isEnabled } from '../tools/build-tools.js';
 import type { TransportKind } from '../tools/tool-context.js';
+import type { AccountUsage } from '../usage/account-usage.js';
+import type { RunTokenBudget } from '../usage/run-token-budget.js';
 import type { TurnInput } from './turn-input.js';
 import type { AccountReading, TurnLimits } from './turn-types.js';
 
@@ -37,8 +39,8 @@ export interface TurnAdmissionOptions {
    * per account); across replicas, the coordination's shared pool.
    */
   slots?: SlotPool;
-  /** Refuses a new turn once the account's daily token budget is spent (429); the account's row as the request read it, when it did. */
-  budgetCheck?: (accountId: string, readByRequest?: Pick<AccountReading, 'tokensPerDay'>) => Promise<void>;
+  /** Opens each run's daily token budget, which refuses a new turn or an approval answer once it is spent (429). */
+  tokenBudget?: Pick<AccountUsage, 'openRunBudget'>;
 }
 
 /**
@@ -73,11 +75,14 @@ export class TurnAdmission {
   }
 
   /**
-   * Refuses a new turn of an account whose tokens of today are spent. Only a user message
-   * starts a turn: approval answers and continuations finish a turn already started.
+   * The run's daily token budget, which its execution checks before every model call. A run
+   * with input (a user message, approval answers) is refused at once (429) when the budget is
+   * spent; a continuation (no input) is not refused here: it ends itself, `failed`, before its
+   * first model call, so its status row and its group are closed as for any other end.
    */
-  async checkBudget(accountId: string, input: TurnInput | undefined, readByRequest?: AccountReading): Promise<void> {
-    if (input?.kind === 'user') await this.options.budgetCheck?.(accountId, readByRequest?.accountId === accountId ? readByRequest : undefined);
+  async openBudget(accountId: string, input: TurnInput | undefined, readByRequest?: AccountReading): Promise<RunTokenBudget | undefined> {
+    const sameAccount = readByRequest?.accountId === accountId ? readByRequest : undefined;
+    return this.options.tokenBudget?.openRunBudget(accountId, { refuseWhenSpent: input !== undefined, ...(sameAccount ? { readByRequest: sameAccount } : {}) });
   }
 
   /** Refuses a transport that cannot carry this agent's tools. */

@@ -18,6 +18,9 @@ import { ConversationsRepository } from '../conversations/conversations-reposito
 import { silentLogger } from '../logger.js';
 import type { AgentModel } from '../model/language-model.js';
 import { LowdbStorage } from '../storage/lowdb-storage.js';
+import type { TurnRunUsage } from '../usage/account-usage.js';
+import { LiveTokenCount } from '../usage/live-token-count.js';
+import { RunTokenBudget } from '../usage/run-token-budget.js';
 import type { TurnRequest } from './turn-types.js';
 import { runTurnToEnd } from './run-turn-to-end.js';
 import { saveConversation } from './save-conversation.js';
@@ -62,7 +65,7 @@ describe('TurnExecution', () => {
     for (const storage of storages.splice(0)) await storage.close();
   });
 
-  async function prepare(options: { model: MockLanguageModelV3; tools?: (holder: PassHolder) => ToolSet; request?: Partial<TurnRequest> }) {
+  async function prepare(options: { model: MockLanguageModelV3; tools?: (holder: PassHolder) => ToolSet; request?: Partial<TurnRequest>; budget?: RunTokenBudget }) {
     const storage = new LowdbStorage(folder.path);
     storages.push(storage);
     const conversations = new ConversationsRepository(storage.table<ConversationState>('conversations'));
@@ -77,6 +80,7 @@ describe('TurnExecution', () => {
     loaded.state.messages.push({ message: { role: 'user', content: 'hi' }, turnId: 'turn_1', createdAt: new Date().toISOString() });
     const holder: PassHolder = {};
     let released = 0;
+    const recorded: TurnRunUsage[] = [];
     const agent: Agent = { accountId: 'acc', agentId: 'agent', config: { maxSteps: 3 } as Agent['config'], createdAt: '', updatedAt: '' };
     const execution = new TurnExecution(
       {
@@ -89,12 +93,14 @@ describe('TurnExecution', () => {
         completions,
         statusRows: new AsyncRequestTransitions(requests),
         save: (state, version) => saveConversation(conversations, state, version),
+        usage: { record: async (run) => void recorded.push(run) },
       },
       {
         request,
         agent,
         agentModel: { model: options.model, provider: undefined as unknown as AgentModel['provider'], api: 'chat', providerOptions: undefined },
         tools: options.tools?.(holder) ?? {},
+        ...(options.budget ? { budget: options.budget } : {}),
         state: loaded.state,
         version: loaded.version,
         turnId: 'turn_1',
@@ -104,7 +110,7 @@ describe('TurnExecution', () => {
         holder,
       },
     );
-    return { execution, conversations, requests, asyncResults, dispatched, released: () => released };
+    return { execution, conversations, requests, asyncResults, dispatched, recorded, released: () => released };
   }
 
   /** A tool routed through the running pass's async coordinator, as the runner wires it. */
@@ -170,5 +176,78 @@ describe('TurnExecution', () => {
     expect(result.deniedApprovals).toEqual([{ toolName: 'delete', reason: 'delete is not allowed here' }]);
     expect(chunks.some((chunk) => chunk.type === 'data-approval-denied')).toBe(true);
     expect(result.text).toContain('I could not delete it');
+  });
+
+  describe('the daily token budget', () => {
+    /** A budget of `limit` tokens of which `spent` were used before the run. */
+    const budgetOf = (limit: number, spent = 0, live = new LiveTokenCount()) => new RunTokenBudget(live, { accountId: 'acc', limit, spentAtStart: spent, now: () => new Date() });
+    const lookup = () => ({ lookup: tool({ inputSchema: z.object({}), execute: async () => ({ found: true }) }) });
+
+    it('stops a tool loop before its next model call once a step spent the budget, keeping what it stored', async () => {
+      // Each call uses 2 tokens: the first spends the budget, so the loop makes no second call.
+      const model = scriptedModel([toolCall('lookup'), toolCall('lookup'), textReply('done')]);
+      const { execution, conversations, recorded } = await prepare({ model, tools: lookup, budget: budgetOf(2) });
+      const chunks: UIMessageChunk[] = [];
+      const result = await runTurnToEnd(execution.run([]), (chunk) => chunks.push(chunk));
+      expect(model.doStreamCalls).toHaveLength(1);
+      expect(result).toMatchObject({ status: 'failed', error: { kind: 'budget' } });
+      expect(result.error?.message).toContain('daily token budget is spent: 2 of 2 tokens');
+      expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'failed', finishReason: 'budget_exhausted', error: { code: 'rate_limited' } } });
+      const stored = await conversations.find('acc', 'agent', 'k');
+      expect(stored?.messages.map((message) => message.message.role)).toEqual(['user', 'assistant', 'tool']);
+      expect(recorded.map((run) => run.usage.totalTokens)).toEqual([2]);
+    });
+
+    it('makes no model call when the run starts with the budget spent (a continuation), and ends failed', async () => {
+      const model = scriptedModel([textReply('never')]);
+      const { execution } = await prepare({ model, budget: budgetOf(10, 10), request: { input: undefined } });
+      const result = await runTurnToEnd(execution.run([]));
+      expect(model.doStreamCalls).toHaveLength(0);
+      expect(result).toMatchObject({ status: 'failed', error: { kind: 'budget' } });
+    });
+
+    it("sees other runs' calls of the account in this process without reading storage", async () => {
+      const live = new LiveTokenCount();
+      const budget = budgetOf(5, 0, live);
+      // A subagent's or another turn's call ended meanwhile: 4 tokens, not yet written anywhere.
+      budgetOf(100, 0, live).callEnded(4);
+      const model = scriptedModel([toolCall('lookup'), textReply('done')]);
+      const { execution } = await prepare({ model, tools: lookup, budget });
+      const result = await runTurnToEnd(execution.run([]));
+      expect(model.doStreamCalls).toHaveLength(1);
+      expect(result.error?.kind).toBe('budget');
+    });
+  });
+
+  it('counts a call cut short by a cancel: estimated from the request and what it streamed', async () => {
+    let streamed!: () => void;
+    const started = new Promise<void>((resolve) => (streamed = resolve));
+    const model = new MockLanguageModelV3({
+      doStream: async ({ abortSignal }) => ({
+        stream: new ReadableStream<LanguageModelV3StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            controller.enqueue({ type: 'text-start', id: 't' });
+            controller.enqueue({ type: 'text-delta', id: 't', delta: 'x'.repeat(400) });
+            streamed();
+            // No usage ever comes: the provider is cut off mid-stream.
+            abortSignal?.addEventListener('abort', () => controller.error(abortSignal.reason));
+          },
+        }),
+      }),
+    });
+    const cancel = new AbortController();
+    const { execution, recorded, conversations } = await prepare({ model, request: { signal: cancel.signal } });
+    const turn = execution.run([]);
+    void started.then(() => setTimeout(() => cancel.abort(new DOMException('The turn was cancelled.', 'AbortError')), 20));
+    const result = await runTurnToEnd(turn);
+    expect(result.status).toBe('cancelled');
+    // 400 streamed characters: 100 output tokens; the input from the request's messages.
+    expect(result.usage).toMatchObject({ outputTokens: 100 });
+    expect(result.usage?.estimatedTokens).toBe(result.usage?.totalTokens);
+    expect(result.usage!.inputTokens).toBeGreaterThan(0);
+    expect(recorded).toMatchObject([{ startsTurn: true, usage: { outputTokens: 100, estimatedTokens: result.usage!.totalTokens } }]);
+    const stored = await conversations.find('acc', 'agent', 'k');
+    expect(stored?.messages.at(-1)).toMatchObject({ cancelled: true, usage: { outputTokens: 100 } });
   });
 });

@@ -12,12 +12,15 @@ import type { AgentModel } from '../model/language-model.js';
 import { collectSecretValues } from '../secrets/redaction.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { AccountUsage } from '../usage/account-usage.js';
+import type { RunTokenBudget } from '../usage/run-token-budget.js';
 import { type StepUsage, stepUsage, usagePerMessage } from '../usage/step-usage.js';
+import type { TokenUsage } from '../usage/token-usage.js';
 import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
-import { describeModelError, scrubSecrets } from './model-error.js';
+import { describeModelError, isModelStreamFailure, scrubSecrets } from './model-error.js';
+import { promptCharacters, StepInProgress } from './step-in-progress.js';
 import { finishChunk, runUsage, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
 import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
@@ -56,6 +59,8 @@ export interface PreparedTurn {
   tools: ToolSet;
   /** Tools the turn could not offer (an MCP server that was down), so a call of one answers why. */
   unavailableTools?: UnavailableTools;
+  /** The account's daily token budget as this run opened it, checked before each model call (none: no budget kept). */
+  budget?: RunTokenBudget;
   state: ConversationState;
   version: number | null;
   turnId: string;
@@ -90,7 +95,7 @@ export class TurnExecution {
     const { turnId, eventId, state, firstNewMessage } = turn;
     this.outcome = { turnId, eventId, conversationKey: turn.request.conversationKey, state, firstNewMessage, waitingOn: [], denied: [] };
     const { accountId, agentId, input } = turn.request;
-    this.usage = new RunUsageRecorder(services.usage, { accountId, agentId, startsTurn: input?.kind === 'user' });
+    this.usage = new RunUsageRecorder(services.usage, { accountId, agentId, startsTurn: input?.kind === 'user', ...(turn.budget ? { budget: turn.budget } : {}) });
   }
 
   /** Answers were recorded but others of the same step are still open. */
@@ -167,6 +172,7 @@ export class TurnExecution {
         write(finishChunk(final));
       } finally {
         unregister();
+        this.usage.close();
         this.turn.release();
         resolveResult(final ?? turnResult(this.outcome, 'failed'));
         try {
@@ -190,6 +196,8 @@ export class TurnExecution {
     const signal = this.cancel.signal;
     for (let pass = 0; pass < maxSteps * 4; pass += 1) {
       if (signal.aborted) return this.finishCancelled(undefined, [], '');
+      // Before every model pass (a continuation's first, the one after async results or denials).
+      if (this.turn.budget?.exhausted()) return this.stopForBudget(pass === 0);
       const owner = { accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey, turnId, delivery };
       const asyncPass = new AsyncPass(owner, this.services.asyncResults, this.services.completions, logger, now);
       holder.current = asyncPass;
@@ -199,16 +207,19 @@ export class TurnExecution {
       let responseMessages: ModelMessage[] | undefined;
       // Each model call's usage, for the assistant message it produced and the turn's total.
       const steps: StepUsage[] = [];
-      // On a cancel: the steps that finished, and the text of the step that was cut short.
+      // On a cancel: the steps that finished, and the step that was cut short (its text, its estimated usage).
       let finishedSteps: StepResult<ToolSet>[] = [];
-      let partialText = '';
+      const inProgress = new StepInProgress();
+      // Set when the budget, checked after each step, stops the pass before its next model call.
+      let budgetStopped = false;
+      const budgetSpent = () => (budgetStopped = this.turn.budget?.exhausted() ?? false);
       const stream = streamText({
         model: agentModel.model,
         ...(agent.config.system ? { system: agent.config.system } : {}),
         messages: state.messages.map((stored) => stored.message),
         tools,
         ...(this.turn.unavailableTools ? { experimental_repairToolCall: this.turn.unavailableTools.repairFunction() } : {}),
-        stopWhen: stepCountIs(maxSteps),
+        stopWhen: [stepCountIs(maxSteps), budgetSpent],
         maxRetries: this.services.modelMaxRetries,
         abortSignal: signal,
         ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
@@ -217,7 +228,9 @@ export class TurnExecution {
           modelError = error;
         },
         onStepFinish: (step) => {
-          steps.push(stepUsage(step));
+          const finished = stepUsage(step);
+          steps.push(finished);
+          this.usage.callEnded(finished.usage);
         },
         onFinish: ({ response }) => {
           responseMessages = response.messages;
@@ -232,27 +245,32 @@ export class TurnExecution {
       try {
         for (let next = await reader.read(); !next.done; next = await reader.read()) {
           const chunk = next.value;
-          if (chunk.type === 'start-step') partialText = '';
-          else if (chunk.type === 'text-delta') partialText += chunk.delta;
+          inProgress.observe(chunk);
           // The turn's own finish says `cancelled`; the SDK's abort chunk would end the client's message early.
           if (chunk.type === 'error') write({ type: 'error', errorText: describeModelError(modelError ?? chunk.errorText, this.secrets) });
           else if (chunk.type !== 'abort') write(chunk);
         }
       } catch (error) {
         // A cancel can surface as the stream's error (a tool or the provider rethrowing the abort).
-        if (!signal.aborted) throw error;
+        // A model answer cut off mid-stream (over its byte or time limit, or the connection lost)
+        // is thrown by the SDK rather than reported as an error part: it is the model's failure.
+        if (!signal.aborted && isModelStreamFailure(error)) modelError ??= error;
+        else if (!signal.aborted) throw error;
       }
+      // A call cut short (cancel, abort, timeout, failure mid-stream) never got the provider's count: estimated.
+      const cutShort = inProgress.cutShortUsage(() => promptCharacters(agent.config.system, state));
+      if (cutShort) this.usage.callEnded(cutShort);
       if (signal.aborted) {
         // A cancel that came after the model's last step keeps that step whole.
         const finished = responseMessages ?? finishedSteps.at(-1)?.response.messages ?? [];
-        return this.finishCancelled(asyncPass, finished, responseMessages ? '' : partialText, steps);
+        return this.finishCancelled(asyncPass, finished, responseMessages ? '' : inProgress.partialText, steps, cutShort);
       }
       // No `onFinish` and no error reported: the model produced no step at all.
       if (responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
       let timestamp = now().toISOString();
       const usages = usagePerMessage(responseMessages ?? [], steps);
       for (const [index, message] of (responseMessages ?? []).entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
-      this.countCalls(steps);
+      this.countCalls(steps, cutShort);
       const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp, this.turn.eventId);
       if (modelError !== undefined) {
         this.outcome.failure = { kind: 'upstream', message: describeModelError(modelError, this.secrets) };
@@ -282,10 +300,28 @@ export class TurnExecution {
         write({ type: 'data-approval-denied', data: { toolCallId: approval.toolCallId, toolName: approval.toolName, reason: approval.reason ?? '' } } as UIMessageChunk);
       }
       if (asyncPass.hasExternalCalls()) return this.waitForExternal(asyncPass);
+      if (budgetStopped) return this.stopForBudget(false);
       if (settled.length > 0 || denied.length > 0) continue;
       return requested.length > 0 ? 'awaiting_approval' : 'completed';
     }
     throw new Error(`The turn was stopped after ${maxSteps * 4} model passes.`);
+  }
+
+  /**
+   * The account's daily token budget is spent: the run ends `failed` before another model
+   * call, with what it streamed and stored kept. `save`: the run changed the conversation
+   * since its last write (a continuation's injected results, before its first pass).
+   */
+  private async stopForBudget(save: boolean): Promise<TurnStatus> {
+    const { request, state, turnId } = this.turn;
+    const error = this.turn.budget!.exhaustedError();
+    this.outcome.failure = { kind: 'budget', message: error.message, retryAfterSeconds: error.retryAfterSeconds };
+    if (save) {
+      state.updatedAt = this.services.now().toISOString();
+      this.version = await this.services.save(state, this.version);
+    }
+    this.services.logger.warn({ event: 'turn', turnId, agentId: request.agentId, accountId: request.accountId }, 'daily token budget spent: the turn stops before its next model call');
+    return 'failed';
   }
 
   /**
@@ -319,18 +355,18 @@ export class TurnExecution {
    * tool calls are left out, so the conversation stays valid for the next turn). The pass's
    * async calls still processing are closed, and the status row says `cancelled`.
    */
-  private async finishCancelled(asyncPass: AsyncPass | undefined, finished: ModelMessage[], partialText: string, steps: StepUsage[] = []): Promise<TurnStatus> {
+  private async finishCancelled(asyncPass: AsyncPass | undefined, finished: ModelMessage[], partialText: string, steps: StepUsage[] = [], cutShort?: TokenUsage): Promise<TurnStatus> {
     const { request, state, turnId, eventId } = this.turn;
     const timestamp = this.services.now().toISOString();
     const usages = usagePerMessage(finished, steps);
     for (const [index, message] of finished.entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
-    if (partialText !== '') state.messages.push({ message: { role: 'assistant', content: [{ type: 'text', text: partialText }] }, turnId, createdAt: timestamp, cancelled: true });
+    if (partialText !== '') state.messages.push({ message: { role: 'assistant', content: [{ type: 'text', text: partialText }] }, turnId, createdAt: timestamp, cancelled: true, ...(cutShort ? { usage: cutShort } : {}) });
     else {
       // Nothing was being written: the mark goes on the turn's last message, if it has one.
       const last = state.messages.at(-1);
       if (last && last.turnId === turnId && state.messages.length > this.turn.firstNewMessage && last.message.role === 'assistant') last.cancelled = true;
     }
-    this.countCalls(steps);
+    this.countCalls(steps, cutShort);
     if (asyncPass && asyncPass.createdRows().length > 0) await this.services.completions.cancelGroup(asyncPass.groupId, cancelledReason);
     state.updatedAt = timestamp;
     this.version = await this.services.save(state, this.version);
@@ -372,9 +408,10 @@ export class TurnExecution {
     });
   }
 
-  /** Adds a pass's model calls to this run's usage, and to what the daily counters are yet to count. */
-  private countCalls(steps: StepUsage[]): void {
+  /** Adds a pass's model calls (and the one it cut short) to this run's usage, and to what the daily counters are yet to count. */
+  private countCalls(steps: StepUsage[], cutShort?: TokenUsage): void {
     const calls = steps.map((step) => step.usage);
+    if (cutShort) calls.push(cutShort);
     this.outcome.usageByCall = [...(this.outcome.usageByCall ?? []), ...calls];
     this.usage.add(calls);
   }

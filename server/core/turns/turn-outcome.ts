@@ -58,12 +58,23 @@ export function startChunk(turnId: string, eventId: string, messageId?: string):
   return { type: 'start', ...(messageId ? { messageId } : {}), messageMetadata: { turnId, eventId } };
 }
 
+/** What a client reads on the `finish` chunk of a turn the daily token budget stopped. */
+export const budgetExhaustedFinishReason = 'budget_exhausted';
+
+/** The finish of a turn the budget stopped names it, with the error a refused turn gets (`rate_limited`, as NATS sends it). */
+function budgetStop(result: TurnResult): Record<string, unknown> {
+  if (result.error?.kind !== 'budget') return {};
+  const { message, retryAfterSeconds } = result.error;
+  return { finishReason: budgetExhaustedFinishReason, error: { code: 'rate_limited', message, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) } };
+}
+
 /** The last chunk of every turn's stream: its status and what it waits for. */
 export function finishChunk(result: TurnResult): UIMessageChunk {
   return {
     type: 'finish',
     messageMetadata: {
       status: result.status,
+      ...budgetStop(result),
       turnId: result.turnId,
       eventId: result.eventId,
       pendingApprovals: result.pendingApprovals,

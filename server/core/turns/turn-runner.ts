@@ -12,6 +12,7 @@ import { createAgentModel } from '../model/language-model.js';
 import { buildTools, type BuildToolsOptions } from '../tools/build-tools.js';
 import { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { ToolContext, ToolEnvironment } from '../tools/tool-context.js';
+import type { RunTokenBudget } from '../usage/run-token-budget.js';
 import { applyApprovalAnswers, closeInterruptedApprovals, denyOpenApprovals } from './approvals.js';
 import { asyncResultsMessages, syntheticCallId, type SettledAsyncCall } from './async-results-message.js';
 import { type ConversationLocks, conversationLockKey } from './conversation-locks.js';
@@ -79,16 +80,17 @@ export class TurnRunner {
 
   private async startMessage(request: TurnRequest): Promise<StartedTurn> {
     const { admission } = this.options;
-    const { agent, giveBack } = await traceAdmission(async () => {
+    const { agent, budget, giveBack } = await traceAdmission(async () => {
       admission.checkInput(request.input);
       await admission.checkAccount(request.accountId, request.accountReadByRequest);
-      await admission.checkBudget(request.accountId, request.input, request.accountReadByRequest);
+      // Approval answers too: each one runs the model again, so a spent budget refuses it (429).
+      const budget = await admission.openBudget(request.accountId, request.input, request.accountReadByRequest);
       const agent = await this.options.agents.load(request.accountId, request.agentId);
       admission.checkTransport(agent, request.transport);
-      return { agent, giveBack: await admission.takeSlot(request.accountId, request.transport) };
+      return { agent, budget, giveBack: await admission.takeSlot(request.accountId, request.transport) };
     });
     try {
-      const started = await this.begin(agent, request, (state, turnId, timestamp) => this.applyInput(state, request, turnId, timestamp));
+      const started = await this.begin(agent, request, (state, turnId, timestamp) => this.applyInput(state, request, turnId, timestamp), budget);
       void started.result.finally(giveBack);
       return started;
     } catch (error) {
@@ -107,9 +109,11 @@ export class TurnRunner {
   }
 
   private async startContinuationTurn(group: DispatchGroup): Promise<StartedTurn> {
-    const agent = await traceAdmission(async () => {
+    const { agent, budget } = await traceAdmission(async () => {
       await this.options.admission.checkAccount(group.accountId);
-      return this.options.agents.load(group.accountId, group.agentId);
+      // Not refused here: a spent budget ends the continuation before its model call, closing its row.
+      const budget = await this.options.admission.openBudget(group.accountId, undefined);
+      return { agent: await this.options.agents.load(group.accountId, group.agentId), budget };
     });
     const request: TurnRequest = {
       accountId: group.accountId,
@@ -134,10 +138,10 @@ export class TurnRunner {
       const fresh = calls.filter((call) => !injected.has(syntheticCallId(call.resultId)));
       if (fresh.length > 0) for (const message of asyncResultsMessages(fresh)) state.messages.push({ message, turnId, createdAt: timestamp });
       return { ready: true, announce: fresh };
-    });
+    }, budget);
   }
 
-  private async begin(agent: Agent, request: TurnRequest, prepare: Prepare): Promise<StartedTurn> {
+  private async begin(agent: Agent, request: TurnRequest, prepare: Prepare, budget: RunTokenBudget | undefined): Promise<StartedTurn> {
     const { options } = this;
     const agentModel = createAgentModel(agent.config, options.modelFetch ? { fetch: options.modelFetch } : {});
     const turnId = `turn_${randomUUID()}`;
@@ -189,7 +193,7 @@ export class TurnRunner {
       // turn's first model pass instead, saving one fsync before the model call.
       const version = request.input?.kind === 'approvals' ? await options.execution.save(state, loaded.version) : loaded.version;
       const unavailableTools = toolContext.unavailableTools?.empty === false ? toolContext.unavailableTools : undefined;
-      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, ...(unavailableTools ? { unavailableTools } : {}), state, version, turnId, eventId, firstNewMessage, release, holder });
+      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, ...(unavailableTools ? { unavailableTools } : {}), ...(budget ? { budget } : {}), state, version, turnId, eventId, firstNewMessage, release, holder });
       return ready ? execution.run(announce ?? []) : execution.finishAwaitingApproval();
     } catch (error) {
       release();

@@ -63,8 +63,11 @@ export interface TurnResult {
   pendingAsyncTools: PendingAsyncToolView[];
   /** Approvals this turn denied on its own (policy `deny`), for a channel to explain. */
   deniedApprovals: DeniedApproval[];
-  /** Set when `status` is `failed`; `upstream` when the model failed. */
-  error?: { kind: 'upstream' | 'internal'; message: string };
+  /**
+   * Set when `status` is `failed`: `upstream` when the model failed, `budget` when the account's
+   * daily token budget stopped the turn before a model call (`retryAfterSeconds`: until UTC midnight).
+   */
+  error?: { kind: 'upstream' | 'internal' | 'budget'; message: string; retryAfterSeconds?: number };
   /** The tokens of this run's model calls (a continuation's run counts its own calls only). */
   usage?: TokenUsage;
   /** Each model call of this run, in order: what `usage` sums. */

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
-import type { DailyTokenBudget } from './daily-token-budget.js';
+import type { DailyTokenBudget, OpenBudgetOptions } from './daily-token-budget.js';
+import type { RunTokenBudget } from './run-token-budget.js';
 import { hasTokens, type TokenUsage } from './token-usage.js';
 import { utcDay } from './usage-day.js';
 import { resolveUsageRange, type UsageRange } from './usage-range.js';
@@ -35,6 +36,7 @@ function reportRow(row: UsageRow): UsageReportRow {
     totalTokens: row.totalTokens,
     ...(row.cachedInputTokens !== undefined ? { cachedInputTokens: row.cachedInputTokens } : {}),
     ...(row.reasoningTokens !== undefined ? { reasoningTokens: row.reasoningTokens } : {}),
+    ...(row.estimatedTokens !== undefined ? { estimatedTokens: row.estimatedTokens } : {}),
     turns: row.turns,
   };
 }
@@ -74,5 +76,10 @@ export class AccountUsage {
   /** Refuses a new turn (429) once the account's tokens of today reach its daily limit. */
   checkBudget(accountId: string, readByRequest?: { tokensPerDay?: number }): Promise<void> {
     return this.options.budget.check(accountId, readByRequest);
+  }
+
+  /** A run's budget, checked before each of its model calls (see `DailyTokenBudget.open`). */
+  openRunBudget(accountId: string, options: OpenBudgetOptions): Promise<RunTokenBudget> {
+    return this.options.budget.open(accountId, options);
   }
 }

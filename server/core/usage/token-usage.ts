@@ -12,6 +12,12 @@ export interface TokenUsage {
   totalTokens: number;
   cachedInputTokens?: number;
   reasoningTokens?: number;
+  /**
+   * How many of `totalTokens` the service estimated rather than read from the provider: a
+   * model call cut short (cancel, abort, timeout, error) whose usage never arrived. Absent
+   * when every token was reported.
+   */
+  estimatedTokens?: number;
 }
 
 export const noUsage: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
@@ -42,8 +48,13 @@ function reportedDetail(value: number | undefined, raw: unknown, pattern: RegExp
   return rawReports(raw, pattern) ? 0 : undefined;
 }
 
-function withDetails(base: Omit<TokenUsage, 'cachedInputTokens' | 'reasoningTokens'>, cached: number | undefined, reasoning: number | undefined): TokenUsage {
-  return { ...base, ...(cached !== undefined ? { cachedInputTokens: cached } : {}), ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}) };
+function withDetails(base: Omit<TokenUsage, 'cachedInputTokens' | 'reasoningTokens' | 'estimatedTokens'>, cached: number | undefined, reasoning: number | undefined, estimated?: number): TokenUsage {
+  return {
+    ...base,
+    ...(cached !== undefined ? { cachedInputTokens: cached } : {}),
+    ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}),
+    ...(estimated !== undefined ? { estimatedTokens: estimated } : {}),
+  };
 }
 
 /** The sum of two optional details: undefined only when neither side has it. */
@@ -76,6 +87,7 @@ export function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
     },
     addDetail(left.cachedInputTokens, right.cachedInputTokens),
     addDetail(left.reasoningTokens, right.reasoningTokens),
+    addDetail(left.estimatedTokens, right.estimatedTokens),
   );
 }
 

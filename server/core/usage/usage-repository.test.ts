@@ -59,7 +59,7 @@ describe('UsageRepository', () => {
     await repository.add(increment('helper', '2025-03-10', 1));
     const refusal = await budget.check('acc_1').catch((error: unknown) => error as { code: string; status: number; retryAfterSeconds: number; message: string });
     expect(refusal).toMatchObject({ code: 'rate_limited', status: 429, retryAfterSeconds: 60 });
-    expect(refusal?.message).toBe("This account's daily token budget is spent: 20 of 20 tokens used today (UTC). New turns are refused until it resets at 2025-03-11T00:00:00.000Z.");
+    expect(refusal?.message).toBe("This account's daily token budget is spent: 20 of 20 tokens used today (UTC). New turns and model calls are refused until it resets at 2025-03-11T00:00:00.000Z.");
     overrides.set('acc_1', 100);
     await expect(budget.check('acc_1')).resolves.toBeUndefined();
     overrides.set('acc_1', 0);

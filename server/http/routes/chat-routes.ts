@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { isValidConversationKey, pendingApprovals } from '../../core/conversations/conversation.js';
-import { NotFoundError, TurnFailedError, UpstreamError } from '../../core/errors.js';
+import { NotFoundError, RateLimitedError, TurnFailedError, UpstreamError } from '../../core/errors.js';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { chunkEventId } from '../../core/turns/chunk-log.js';
 import { parseChatBody } from '../../core/turns/chat-body.js';
@@ -38,6 +38,8 @@ export function chatAnswer(result: TurnResult) {
 
 function failure(result: TurnResult): Error {
   if (result.error?.kind === 'upstream') return new UpstreamError(result.error.message);
+  // The daily token budget stopped the turn between model calls: 429, as a refused turn.
+  if (result.error?.kind === 'budget') return new RateLimitedError(result.error.message, result.error.retryAfterSeconds ?? 1);
   return new TurnFailedError(result.error?.message ?? 'The turn failed.');
 }
 
