@@ -1,0 +1,72 @@
+import { Worker } from 'node:worker_threads';
+
+/** What the sampler saw while it ran. */
+export interface ServiceSamples {
+  /** `GET /` answers timed (each waits for the one before). */
+  requests: number;
+  /** `GET /` requests that failed, answered non-2xx or took longer than the 10 s bound. */
+  failures: number;
+  worstMs: number;
+  /** The service process's resident memory, from `/proc/<pid>/status`. */
+  firstRssBytes: number;
+  peakRssBytes: number;
+}
+
+// Plain JavaScript run in a worker thread: the test's own work (fixtures, streams) cannot delay
+// its timers, so a slow answer is the service's.
+const samplerSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { readFileSync } = require('node:fs');
+const { url, pid, everyMs } = workerData;
+const samples = { requests: 0, failures: 0, worstMs: 0, firstRssBytes: 0, peakRssBytes: 0 };
+let stopped = false;
+const readRss = () => {
+  try {
+    const match = /VmRSS:\\s+(\\d+) kB/.exec(readFileSync('/proc/' + pid + '/status', 'utf8'));
+    if (!match) return;
+    const bytes = Number(match[1]) * 1024;
+    if (samples.firstRssBytes === 0) samples.firstRssBytes = bytes;
+    samples.peakRssBytes = Math.max(samples.peakRssBytes, bytes);
+  } catch {}
+};
+readRss();
+const rssTimer = setInterval(readRss, everyMs);
+(async () => {
+  while (!stopped) {
+    const started = performance.now();
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(10000) });
+      await response.arrayBuffer();
+      if (!response.ok) samples.failures += 1;
+    } catch {
+      samples.failures += 1;
+    }
+    samples.requests += 1;
+    samples.worstMs = Math.max(samples.worstMs, performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+})();
+parentPort.on('message', () => {
+  stopped = true;
+  clearInterval(rssTimer);
+  readRss();
+  parentPort.postMessage(samples);
+});
+`;
+
+/**
+ * Samples a service from a worker thread every `everyMs`: the latency of `GET <url>` and the
+ * resident memory of process `pid`. `stop()` gives the figures.
+ */
+export function startServiceSampler(url: string, pid: number, everyMs = 100): { stop(): Promise<ServiceSamples> } {
+  const worker = new Worker(samplerSource, { eval: true, workerData: { url, pid, everyMs } });
+  return {
+    stop: async () => {
+      const samples = new Promise<ServiceSamples>((resolve) => worker.once('message', resolve));
+      worker.postMessage('stop');
+      const result = await samples;
+      await worker.terminate();
+      return result;
+    },
+  };
+}
