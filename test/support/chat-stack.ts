@@ -8,6 +8,7 @@ import { defaultSandboxSettings, type SandboxSettings } from '../../server/core/
 import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
 import type { OutboundSettings } from '../../server/core/outbound/outbound-settings.js';
 import type { McpSettings } from '../../server/core/mcp/mcp-settings.js';
+import type { ModelSettings } from '../../server/core/model/model-settings.js';
 import type { WebhookSettings } from '../../server/core/completion-webhooks/webhook-settings.js';
 import type { SchedulerClock } from '../../server/core/cron-jobs/scheduler-clock.js';
 import { openTestStorage } from './test-storage.js';
@@ -73,6 +74,8 @@ export interface ChatStackOptions {
   cronClock?: SchedulerClock;
   /** MCP timeouts and pool bounds (default: the defaults, whatever the environment holds). */
   mcp?: McpSettings;
+  /** Bounds on one model call's answer (default: the defaults, whatever the environment holds). */
+  model?: ModelSettings;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -104,6 +107,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
       ...(options.cronClock ? { cronClock: options.cronClock } : {}),
       ...(options.mcp ? { mcp: options.mcp } : {}),
+      ...(options.model ? { model: options.model } : {}),
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });

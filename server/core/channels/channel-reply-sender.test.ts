@@ -19,7 +19,8 @@ async function endlessApi(): Promise<string> {
     request.resume();
     response.writeHead(200, { 'content-type': 'application/json' });
     const write = (): void => {
-      while (!response.destroyed && response.write(chunk)) continue;
+      let open = !response.destroyed;
+      while (open) open = response.write(chunk) && !response.destroyed;
       if (!response.destroyed) response.once('drain', write);
     };
     write();

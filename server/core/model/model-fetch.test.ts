@@ -28,7 +28,8 @@ describe('modelFetch', () => {
           response.writeHead(200, { 'content-type': 'text/event-stream' });
           const chunk = `data: ${'x'.repeat(16 * 1024)}\n\n`;
           const write = (): void => {
-            while (!response.destroyed && response.write(chunk)) continue;
+            let open = !response.destroyed;
+            while (open) open = response.write(chunk) && !response.destroyed;
             if (!response.destroyed) response.once('drain', write);
           };
           write();
