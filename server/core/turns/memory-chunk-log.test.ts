@@ -64,4 +64,25 @@ describe('chunk event ids', () => {
     expect(parseChunkEventId('not an id')).toBeUndefined();
     expect(parseChunkEventId('turn.x:1')).toBeUndefined();
   });
+
+  it('forgets the heaviest account’s turns first: one account writing many or huge streams does not push out another’s recent turn', async () => {
+    const victim = { accountId: 'acc_victim', agentId: 'helper', conversationKey: 'talk', turnId: 'turn_v' };
+    const attacker = (turnId: string) => ({ accountId: 'acc_attacker', agentId: 'helper', conversationKey: 'flood', turnId });
+    const many = new MemoryChunkLog({ maxTurns: 10 });
+    many.append(victim, { type: 'start' });
+    for (let index = 0; index < 50; index += 1) many.append(attacker(`turn_${index}`), { type: 'start' });
+    expect(await many.turnState(victim)).toEqual({ turnId: 'turn_v', lastIndex: 0, finished: false });
+    expect(await many.turnState(attacker('turn_0'))).toBeUndefined();
+    expect(await many.turnState(attacker('turn_49'))).toMatchObject({ lastIndex: 0 });
+
+    const huge = new MemoryChunkLog({ maxChunks: 100 });
+    huge.append(victim, { type: 'start' });
+    const flood = attacker('turn_huge');
+    for (let index = 0; index < 500; index += 1) expect(huge.append(flood, text('x'))).toBe(index);
+    expect(await huge.turnState(victim)).toMatchObject({ lastIndex: 0 });
+    // The flooding turn itself was forgotten; its later chunks keep counting and are not kept.
+    expect(await huge.turnState(flood)).toBeUndefined();
+    expect(huge.append({ ...flood }, finish)).toBe(500);
+    expect(await huge.turnState(flood)).toBeUndefined();
+  });
 });

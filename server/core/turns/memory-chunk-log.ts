@@ -9,12 +9,24 @@ export interface MemoryChunkLogOptions {
 }
 
 interface LoggedTurn {
+  key: string;
   turnId: string;
+  accountId: string;
   conversation: string;
   chunks: UIMessageChunk[];
+  /** Chunks the turn has written, kept or not: the next one's position. */
+  written: number;
   finished: boolean;
+  /** Forgotten to keep the log within its bounds: nothing more of it is kept, its readers end. */
+  evicted: boolean;
   /** Readers waiting for the turn's next chunk. */
   waiters: Set<() => void>;
+}
+
+/** What one account holds in the log: its chunks, and its turns oldest first. */
+interface AccountShare {
+  chunks: number;
+  turns: Set<LoggedTurn>;
 }
 
 const defaultIdleTimeoutMilliseconds = 5 * 60 * 1000;
@@ -25,14 +37,19 @@ function conversationOf(address: ConversationAddress): string {
 
 /**
  * The chunk log of one process, for a service without NATS: resuming then works only on the
- * process that ran the turn. Bounded: the oldest turns are forgotten first (a Map keeps
- * insertion order, so its first entries are the oldest).
+ * process that ran the turn. Bounded, and shared fairly: past a bound, the account that holds
+ * the most (chunks, or turns) loses its oldest turn first, so one account writing huge or many
+ * streams forgets its own turns before another account's recent one (a Set keeps insertion
+ * order, so an account's first turn is its oldest).
  */
 export class MemoryChunkLog implements ChunkLog {
   private readonly turns = new Map<string, LoggedTurn>();
   /** The latest turn of each conversation. */
   private readonly latest = new Map<string, LoggedTurn>();
   private chunkCount = 0;
+  private readonly accounts = new Map<string, AccountShare>();
+  /** Turns forgotten while still being written, so their later chunks keep their positions (bounded like the log). */
+  private readonly evictedWriting = new Map<string, LoggedTurn>();
   /** The turn the last chunk went to, by the address object its writer passes for every chunk (no key to build per chunk). */
   private lastAppend: { address: TurnAddress; turn: LoggedTurn } | undefined;
 
@@ -40,24 +57,34 @@ export class MemoryChunkLog implements ChunkLog {
 
   append(address: TurnAddress, chunk: UIMessageChunk): number {
     const turn = this.lastAppend?.address === address ? this.lastAppend.turn : this.turnOf(address);
+    const index = turn.written;
+    turn.written += 1;
+    if (chunk.type === 'finish') turn.finished = true;
+    if (turn.evicted) {
+      if (turn.finished) this.evictedWriting.delete(turn.key);
+      return index;
+    }
     turn.chunks.push(chunk);
     this.chunkCount += 1;
-    if (chunk.type === 'finish') turn.finished = true;
+    this.accounts.get(turn.accountId)!.chunks += 1;
     for (const wake of turn.waiters) wake();
     turn.waiters.clear();
     this.evict();
-    return turn.chunks.length - 1;
+    return index;
   }
 
   private turnOf(address: TurnAddress): LoggedTurn {
     const conversation = conversationOf(address);
     // The key holds the conversation too: a turn id taken from another account's stream names nothing here.
     const key = `${conversation}${address.turnId}`;
-    let turn = this.turns.get(key);
+    let turn = this.turns.get(key) ?? this.evictedWriting.get(key);
     if (turn === undefined) {
-      turn = { turnId: address.turnId, conversation, chunks: [], finished: false, waiters: new Set() };
+      turn = { key, turnId: address.turnId, accountId: address.accountId, conversation, chunks: [], written: 0, finished: false, evicted: false, waiters: new Set() };
       this.turns.set(key, turn);
       this.latest.set(conversation, turn);
+      let share = this.accounts.get(address.accountId);
+      if (share === undefined) this.accounts.set(address.accountId, (share = { chunks: 0, turns: new Set() }));
+      share.turns.add(turn);
     }
     this.lastAppend = { address, turn };
     return turn;
@@ -83,7 +110,7 @@ export class MemoryChunkLog implements ChunkLog {
         yield { turnId: turn.turnId, index: next, chunk: turn.chunks[next]! };
         next += 1;
       }
-      if (turn.finished || options.signal?.aborted) return;
+      if (turn.finished || turn.evicted || options.signal?.aborted) return;
       const woken = await new Promise<boolean>((resolve) => {
         const wake = () => finish(true);
         const stop = () => finish(false);
@@ -105,19 +132,35 @@ export class MemoryChunkLog implements ChunkLog {
   private evict(): void {
     const maxChunks = this.options.maxChunks ?? 100_000;
     const maxTurns = this.options.maxTurns ?? 1_000;
-    for (const [key, turn] of this.turns) {
-      if (this.chunkCount <= maxChunks && this.turns.size <= maxTurns) return;
+    while (this.chunkCount > maxChunks || this.turns.size > maxTurns) {
       // The turn being logged right now stays, even alone above the limit.
-      if (this.turns.size === 1) return;
-      this.turns.delete(key);
-      if (this.lastAppend?.turn === turn) this.lastAppend = undefined;
-      this.chunkCount -= turn.chunks.length;
-      if (this.latest.get(turn.conversation) === turn) this.latest.delete(turn.conversation);
-      // Its readers end: what they wait for is gone.
-      turn.finished = true;
-      for (const wake of turn.waiters) wake();
-      turn.waiters.clear();
+      if (this.turns.size <= 1) return;
+      const byChunks = this.chunkCount > maxChunks;
+      let heaviest: AccountShare | undefined;
+      for (const share of this.accounts.values()) {
+        if (heaviest === undefined || (byChunks ? share.chunks > heaviest.chunks : share.turns.size > heaviest.turns.size)) heaviest = share;
+      }
+      this.forget(heaviest!.turns.values().next().value!);
     }
+  }
+
+  /** Forgets a turn whole; its readers end (what they wait for is gone), its writer's later chunks are not kept. */
+  private forget(turn: LoggedTurn): void {
+    this.turns.delete(turn.key);
+    this.chunkCount -= turn.chunks.length;
+    const share = this.accounts.get(turn.accountId)!;
+    share.chunks -= turn.chunks.length;
+    share.turns.delete(turn);
+    if (share.turns.size === 0) this.accounts.delete(turn.accountId);
+    if (this.latest.get(turn.conversation) === turn) this.latest.delete(turn.conversation);
+    turn.evicted = true;
+    turn.chunks = [];
+    if (!turn.finished) {
+      this.evictedWriting.set(turn.key, turn);
+      if (this.evictedWriting.size > (this.options.maxTurns ?? 1_000)) this.evictedWriting.delete(this.evictedWriting.keys().next().value!);
+    }
+    for (const wake of turn.waiters) wake();
+    turn.waiters.clear();
   }
 }
 
