@@ -54,6 +54,8 @@ import { AccountUsage } from './usage/account-usage.js';
 import { DailyTokenBudget } from './usage/daily-token-budget.js';
 import { UsageRepository, type UsageRow } from './usage/usage-repository.js';
 import { checkAgentDestinations } from './outbound/agent-destinations.js';
+import { UntrustedJsonSchemas } from './json-schema/untrusted-json-schemas.js';
+import { checkMcpServerCount } from './mcp/mcp-config-schema.js';
 import { McpConnections } from './mcp/mcp-connections.js';
 import { type McpSettings, mcpSettingsFromEnvironment } from './mcp/mcp-settings.js';
 import { mcpToolSource } from './mcp/mcp-tool-source.js';
@@ -171,6 +173,8 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now, signup, budgets.perMinute('signups', signup.perMinutePerClient));
   const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
   agents.addConfigCheck((config) => checkAgentDestinations(outbound, config));
+  const mcpSettings = options.mcp ?? mcpSettingsFromEnvironment();
+  agents.addConfigCheck((config) => checkMcpServerCount(config.mcp, mcpSettings.maxServersPerAgent));
   const usageRepository = new UsageRepository(options.storage.table<UsageRow>(tables.usage));
   const budget = new DailyTokenBudget({ repository: usageRepository, defaultTokensPerDay: limits.tokensPerDay, accountTokensPerDay: (accountId) => accounts.tokensPerDay(accountId), now });
   const usage = new AccountUsage({ repository: usageRepository, budget, logger, now });
@@ -185,13 +189,15 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const sandboxSettings = options.sandboxSettings ?? sandboxSettingsFromEnvironment();
   // Its own sockets, ended when the service stops: an MCP server can then stop at once too.
   const mcpFetch = outbound.createOwnFetch('mcp');
-  const mcpConnections = new McpConnections(options.mcp ?? mcpSettingsFromEnvironment(), mcpFetch.fetch, logger);
+  // Every JSON Schema someone else wrote (MCP tools' output schemas) is compiled here: linear-time patterns, bounded.
+  const untrustedSchemas = new UntrustedJsonSchemas();
+  const mcpConnections = new McpConnections(mcpSettings, mcpFetch.fetch, logger, untrustedSchemas);
   // The tools that come from their own config keys, never from config.tools.
   const toolSources = [
     sandboxToolSource({ bucketFolder: options.bucketFolder, bubblewrap, settings: sandboxSettings, cgroups: options.sandboxCgroups }),
     subagentToolSource(() => turns),
     skillsToolSource({ bucketFolder: options.bucketFolder }),
-    mcpToolSource(mcpConnections),
+    mcpToolSource(mcpConnections, mcpSettings.maxServersPerAgent),
   ];
   const turns: TurnRunner = new TurnRunner({
     toolOptions: () => ({ sources: toolSources }),

@@ -100,5 +100,5 @@ export class UntrustedJsonSchemas {
 /** A short reason from Ajv or RE2, without the schema text it may quote at length. */
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0].slice(0, 200);
+  return (message.split('\n')[0] ?? '').slice(0, 200);
 }

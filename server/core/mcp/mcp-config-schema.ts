@@ -68,6 +68,15 @@ export function validateMcpConfig(value: unknown): McpConfig {
   return validated;
 }
 
+/**
+ * The write-time bound on fan-out: an agent config naming more than `maxServers` MCP servers is
+ * a 400 naming `config.mcp` (each server is a connection and a `tools/list` at every turn).
+ */
+export function checkMcpServerCount(mcp: McpConfig | undefined, maxServers: number): void {
+  const count = mcp === undefined ? 0 : Object.keys(mcp).length;
+  if (count > maxServers) throw new InvalidRequestError(`config.mcp names ${count} MCP servers; an agent may use at most ${maxServers} (HARNESS_MCP_MAX_SERVERS_PER_AGENT)`);
+}
+
 /** Whether `tool` of a server is offered to the model: in `allow` when there is one, and never in `deny`. */
 export function isToolOffered(server: McpServerConfig, tool: string): boolean {
   if (server.tools?.allow && !server.tools.allow.includes(tool)) return false;

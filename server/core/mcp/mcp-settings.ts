@@ -16,6 +16,18 @@ export interface McpSettings {
   idleCloseMs: number;
   /** `HARNESS_MCP_MAX_CONNECTIONS` (default 64): pooled connections of this process, all agents together. */
   maxConnections: number;
+  /** `HARNESS_MCP_MAX_RESPONSE_BYTES` (default 4 MiB): bytes read of one answer (a JSON body, or all events of one SSE stream); past it the request fails. */
+  maxResponseBytes: number;
+  /** `HARNESS_MCP_MAX_LIST_PAGES` (default 20): pages of `tools/list` read from one server; a server with more fails to list. */
+  maxListPages: number;
+  /** `HARNESS_MCP_MAX_TOOLS_PER_SERVER` (default 256): tools one server may list; one that lists more fails to list. */
+  maxToolsPerServer: number;
+  /** `HARNESS_MCP_MAX_SERVERS_PER_AGENT` (default 10): servers in one agent's `config.mcp` (more is a 400 when written; a turn uses the first ones). */
+  maxServersPerAgent: number;
+  /** `HARNESS_MCP_MAX_CONNECTIONS_PER_ACCOUNT` (default 16): connections one account's agents hold open at once, within `maxConnections`. */
+  maxConnectionsPerAccount: number;
+  /** `HARNESS_MCP_MAX_CALLS_PER_ACCOUNT` (default 16): MCP requests (calls and lists) of one account in flight at once; more wait briefly in the account's queue. */
+  maxCallsPerAccount: number;
 }
 
 export const defaultMcpSettings: McpSettings = {
@@ -24,6 +36,12 @@ export const defaultMcpSettings: McpSettings = {
   toolListTtlMs: 30_000,
   idleCloseMs: 15_000,
   maxConnections: 64,
+  maxResponseBytes: 4 * 1024 * 1024,
+  maxListPages: 20,
+  maxToolsPerServer: 256,
+  maxServersPerAgent: 10,
+  maxConnectionsPerAccount: 16,
+  maxCallsPerAccount: 16,
 };
 
 /** Reads the `HARNESS_MCP_*` variables over the defaults; a bad value is a start error naming the variable. */
@@ -34,5 +52,11 @@ export function mcpSettingsFromEnvironment(environment: NodeJS.ProcessEnv = proc
     toolListTtlMs: integerSetting(environment, 'HARNESS_MCP_TOOL_LIST_TTL_MS', defaultMcpSettings.toolListTtlMs, 0, 3_600_000),
     idleCloseMs: integerSetting(environment, 'HARNESS_MCP_IDLE_CLOSE_MS', defaultMcpSettings.idleCloseMs, 100, 3_600_000),
     maxConnections: integerSetting(environment, 'HARNESS_MCP_MAX_CONNECTIONS', defaultMcpSettings.maxConnections, 1, 10_000),
+    maxResponseBytes: integerSetting(environment, 'HARNESS_MCP_MAX_RESPONSE_BYTES', defaultMcpSettings.maxResponseBytes, 1024, 1024 * 1024 * 1024),
+    maxListPages: integerSetting(environment, 'HARNESS_MCP_MAX_LIST_PAGES', defaultMcpSettings.maxListPages, 1, 1000),
+    maxToolsPerServer: integerSetting(environment, 'HARNESS_MCP_MAX_TOOLS_PER_SERVER', defaultMcpSettings.maxToolsPerServer, 1, 10_000),
+    maxServersPerAgent: integerSetting(environment, 'HARNESS_MCP_MAX_SERVERS_PER_AGENT', defaultMcpSettings.maxServersPerAgent, 1, 1000),
+    maxConnectionsPerAccount: integerSetting(environment, 'HARNESS_MCP_MAX_CONNECTIONS_PER_ACCOUNT', defaultMcpSettings.maxConnectionsPerAccount, 1, 10_000),
+    maxCallsPerAccount: integerSetting(environment, 'HARNESS_MCP_MAX_CALLS_PER_ACCOUNT', defaultMcpSettings.maxCallsPerAccount, 1, 10_000),
   };
 }

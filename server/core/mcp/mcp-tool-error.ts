@@ -6,8 +6,12 @@
 export class McpToolError extends Error {
   constructor(
     message: string,
-    /** `unavailable` (connecting failed), `timeout`, `protocol` (the server answered with an error) or `tool` (the tool reported `isError`). */
-    readonly kind: 'unavailable' | 'timeout' | 'protocol' | 'tool',
+    /**
+     * `unavailable` (connecting failed), `timeout`, `protocol` (the server answered with an
+     * error), `tool` (the tool reported `isError`) or `limit` (a bound of the service was hit:
+     * an answer too large, too many tools, too many requests of the account at once).
+     */
+    readonly kind: 'unavailable' | 'timeout' | 'protocol' | 'tool' | 'limit',
   ) {
     super(message);
     this.name = 'McpToolError';

@@ -22,6 +22,9 @@ const maxRemembered = 1000;
 
 const openObjectSchema = { type: 'object', properties: {}, additionalProperties: true };
 
+/** Characters of a tool's own failure text kept in the error the model gets. */
+const maxReportedFailureLength = 2000;
+
 function outputOf(result: CallToolResult): McpToolOutput {
   const text = result.content
     .map((part) => (part.type === 'text' ? part.text : `[${part.type} content omitted]`))
@@ -45,7 +48,7 @@ function mcpTool(connections: McpConnections, key: McpServerKey, server: McpServ
       if (unavailable) throw new McpToolError(unavailable, 'unavailable');
       const result = await connections.callTool(key, server, description.name, input ?? {}, options.abortSignal);
       if (result.isError) {
-        const reported = outputOf(result).text;
+        const reported = outputOf(result).text.slice(0, maxReportedFailureLength);
         throw new McpToolError(`${modelName} failed on the MCP server "${key.server}"${reported ? `: ${reported}` : '.'}`, 'tool');
       }
       return outputOf(result);
@@ -62,18 +65,26 @@ function mcpTool(connections: McpConnections, key: McpServerKey, server: McpServ
  * warning is logged. Either way a call of any other `<server>__<tool>` answers a tool error
  * naming the server and saying it could not be reached (through the turn's `unavailableTools`),
  * not the AI SDK's "unavailable tool". A tool whose model-facing name is invalid or already
- * taken is skipped with a warning.
+ * taken is skipped with a warning. A config written before `maxServersPerAgent` was lowered
+ * uses its first `maxServersPerAgent` servers (a warning names the rest).
+ *
+ * The servers' input schemas go to the model as they are and compile nothing here: the AI SDK's
+ * `jsonSchema()` without `validate` only carries the schema, and the server checks the input.
  */
-export function mcpToolSource(connections: McpConnections): ToolSource {
+export function mcpToolSource(connections: McpConnections, maxServersPerAgent: number): ToolSource {
   const lastKnown = new Map<string, McpToolDescription[]>();
   return {
     name: 'config.mcp',
     skipClashes: true,
     build: async (config, context: ToolContext) => {
       if (config.mcp === undefined) return {};
-      const servers = validateMcpConfig(config.mcp);
+      const entries = Object.entries(validateMcpConfig(config.mcp));
+      if (entries.length > maxServersPerAgent) {
+        const skipped = entries.splice(maxServersPerAgent).map(([name]) => name);
+        context.logger.warn({ event: 'mcp-tools', agentId: context.agentId, skipped }, `config.mcp names more than ${maxServersPerAgent} MCP servers (HARNESS_MCP_MAX_SERVERS_PER_AGENT); ${skipped.join(', ')} not used`);
+      }
       const built = await Promise.all(
-        Object.entries(servers).map(async ([serverName, server]) => {
+        entries.map(async ([serverName, server]) => {
           const key: McpServerKey = { accountId: context.accountId, agentId: context.agentId, server: serverName };
           const memory = JSON.stringify([key.accountId, key.agentId, key.server, server.url]);
           try {
