@@ -1,4 +1,6 @@
 import { MemoryChunkLog } from './turns/memory-chunk-log.js';
+import { ResumeAdmission } from './stream-resumes/resume-admission.js';
+import { type ResumeLimits, resumeLimitsFromEnvironment } from './stream-resumes/resume-settings.js';
 import { SwitchableChunkLog } from './turns/switchable-chunk-log.js';
 import { AccountsRepository } from './accounts/accounts-repository.js';
 import { Accounts } from './accounts/accounts.js';
@@ -108,6 +110,8 @@ export interface HarnessCoreOptions {
   webhooks?: WebhookSettings;
   /** Timeouts, tool-list lifetime and pool bounds of MCP connections; default: `HARNESS_MCP_*` over the defaults. */
   mcp?: McpSettings;
+  /** Open stream resumes and NATS replays per account and per turn; default: `HARNESS_LIMIT_RESUMES_*` over the defaults. */
+  resumes?: ResumeLimits;
 }
 
 /**
@@ -129,6 +133,8 @@ export interface HarnessCore {
   asyncCompletions: AsyncToolCompletions;
   /** The chunks of streamed turns, for resuming a stream: in memory until the NATS side sets its JetStream log. */
   chunkLog: SwitchableChunkLog;
+  /** Bounds the stream resumes and NATS replays open at once, per account and per turn (this process). */
+  resumeAdmission: ResumeAdmission;
   continuations: ContinuationDispatcher;
   asyncRequests: AsyncRequests;
   /** Cancel requests: stop a running turn on any replica, or close a run that waits. */
@@ -302,6 +308,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     asyncSettlement,
     asyncCompletions,
     chunkLog,
+    resumeAdmission: new ResumeAdmission(options.resumes ?? resumeLimitsFromEnvironment()),
     continuations,
     asyncRequests,
     cancellation,
