@@ -5,6 +5,7 @@ import type { OutboundSettings } from '../server/core/outbound/outbound-settings
 import { startChannelsStack } from './support/channels-stack.js';
 import { modelKey, startChatStack, type ChatStack } from './support/chat-stack.js';
 import { startRecordingWorker } from './support/recording-worker.js';
+import { waitUntil } from './support/wait-until.js';
 
 /**
  * HARNESS_OUTBOUND_POLICY=public end to end: an account cannot point the service's own calls
@@ -105,5 +106,83 @@ describe('outbound policy: public', () => {
     } finally {
       await channels.close();
     }
+  });
+});
+
+/**
+ * HARNESS_OUTBOUND_ALLOW_MODEL: the operator's model gateway is an exception for model calls
+ * only. An account cannot aim an MCP server (any path, any headers) or a completion webhook at
+ * it: refused at write time for a literal IP, and when connecting for a name.
+ */
+describe('outbound policy: exceptions per kind of destination', () => {
+  let stack: ChatStack;
+  let secret: string;
+  let gateway: URL;
+
+  beforeAll(async () => {
+    const outbound: OutboundSettings = { mode: 'public', allow: [], allowByKind: {} };
+    stack = await startChatStack({ outbound });
+    gateway = new URL(stack.model.baseURL);
+    outbound.allowByKind = { model: [{ address: '127.0.0.1', port: Number(gateway.port) }] };
+    await stack.restart();
+    secret = (await stack.createAccount('kinds')).secret;
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  const put = (agentId: string, config: Record<string, unknown>) =>
+    fetch(`${stack.accountUrl}/accounts/me/agents/${agentId}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      body: JSON.stringify({ config }),
+    });
+  const gatewayPaths = () => stack.model.calls().map((call) => call.endpoint);
+
+  it('lets the model call reach the gateway', async () => {
+    expect((await put('model', { provider: stack.provider('chat') })).status).toBe(201);
+    const response = await stack.chat(secret, 'model', { conversationKey: 'k', message: 'hello' });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { text: string }).text).toBe('Echo: hello');
+  });
+
+  it.each([
+    ['config.mcp.gateway.url', { mcp: { gateway: { url: `http://127.0.0.1:PORT/v1/chat/completions` } } }],
+    ['config.webhooks.completion.url', { webhooks: { completion: { url: `http://127.0.0.1:PORT/hook`, secret: 'webhook-secret-0123456789' } } }],
+  ])('refuses %s at the gateway address when the config is written', async (field, config) => {
+    const response = await put('aimed', JSON.parse(JSON.stringify(config).replace('PORT', gateway.port)) as Record<string, unknown>);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(new RegExp(`^${field.replaceAll('.', '\\.')} points at 127\\.0\\.0\\.1, a loopback address`));
+  });
+
+  it('refuses at connect time an MCP server whose name resolves to the gateway: the turn goes on without it, nothing reaches the gateway', async () => {
+    stack.model.resetCalls();
+    const mcp = { gateway: { url: `http://localhost:${gateway.port}/mcp`, headers: { Authorization: 'Bearer stolen' } } };
+    expect((await put('mcp-by-name', { provider: stack.provider('chat'), mcp })).status).toBe(201);
+    const response = await stack.chat(secret, 'mcp-by-name', { conversationKey: 'k', message: 'hello' });
+    expect(response.status).toBe(200);
+    const listing = stack.logs.find((log) => log.fields.event === 'mcp-tools' && log.fields.agentId === 'mcp-by-name');
+    expect(String(listing?.fields.error)).toMatch(/outbound call refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
+    expect(gatewayPaths()).toEqual(['/v1/chat/completions']);
+  });
+
+  it('refuses at connect time a completion webhook whose name resolves to the gateway', async () => {
+    const webhooks = { completion: { url: `http://localhost:${gateway.port}/hook`, secret: 'webhook-secret-0123456789' } };
+    expect((await put('hook-by-name', { provider: stack.provider('chat'), webhooks })).status).toBe(201);
+    stack.model.resetCalls();
+    const started = await fetch(`${stack.agentUrl}/agents/hook-by-name/async`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      body: JSON.stringify({ conversationKey: 'k', message: 'hello' }),
+    });
+    expect(started.status).toBe(202);
+    const attempt = await waitUntil('a refused webhook attempt', async () => {
+      const listed = (await (await fetch(`${stack.agentUrl}/agents/hook-by-name/webhook-deliveries`, { headers: { authorization: `Bearer ${secret}` } })).json()) as {
+        deliveries: { attempts: { error?: string }[] }[];
+      };
+      return listed.deliveries.flatMap((delivery) => delivery.attempts).find((found) => found.error !== undefined);
+    });
+    expect(attempt.error).toMatch(/outbound call refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
+    expect(gatewayPaths()).toEqual(['/v1/chat/completions']);
   });
 });
