@@ -1,4 +1,5 @@
 import type { Tool } from 'ai';
+import { boundedJsonPreview, boundedJsonSize } from './bounded-json-size.js';
 
 /**
  * Bound what one tool call hands the model: an output larger than `maxBytes` (as JSON) is
@@ -12,13 +13,12 @@ export function withOutputLimit(name: string, original: Tool, maxBytes: number):
     ...original,
     execute: async (input: unknown, options: Parameters<NonNullable<Tool['execute']>>[1]) => {
       const output: unknown = await execute(input, options);
-      const serialized = JSON.stringify(output) ?? '';
-      const bytes = Buffer.byteLength(serialized);
-      if (bytes <= maxBytes) return output;
+      // Measured by a walk that stops past the cap: never a JSON copy of an unbounded output.
+      if (boundedJsonSize(output, maxBytes) <= maxBytes) return output;
       return {
-        error: `${name} returned ${bytes} bytes, more than the limit of ${maxBytes} bytes for one tool output; the output was cut.`,
+        error: `${name} returned more than the limit of ${maxBytes} bytes for one tool output (measured as JSON); the output was cut.`,
         truncated: true,
-        preview: serialized.slice(0, Math.min(2000, maxBytes)),
+        preview: boundedJsonPreview(output, Math.min(2000, maxBytes)),
       };
     },
   } as Tool;
