@@ -83,7 +83,8 @@ describe('fault: a noisy neighbour', () => {
 
     // Unloaded: warm up, then the victim alone.
     await probe.turns('warm', 3);
-    const quietTurns = await probe.turns('quiet', victimTurns);
+    const quiet = await probe.turns('quiet', victimTurns);
+    const quietTurns = quiet.latencies;
     const quietWebhooks = [await probe.webhookDelay('quiet-hook-1'), await probe.webhookDelay('quiet-hook-2')];
 
     // Loaded: the attacker floods for floodMs while the victim goes on.
@@ -97,7 +98,8 @@ describe('fault: a noisy neighbour', () => {
       return probe.webhookDelay(`loaded-hook-${index}`);
     }));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const loadedTurns = await probe.turns('loaded', victimTurns, floodEnds);
+    const loaded = await probe.turns('loaded', victimTurns, floodEnds);
+    const loadedTurns = loaded.latencies;
     const outcome = await attacks;
     clearTimeout(stopFlood);
     const loadedWebhookDelays = await loadedWebhooks;
@@ -115,7 +117,7 @@ describe('fault: a noisy neighbour', () => {
     console.log(
       [
         'FAULT noisy neighbour (one account floods, another runs ordinary turns):',
-        `  victim turn latency   p50 ${milliseconds(figures.quietP50)} -> ${milliseconds(figures.loadedP50)}, p99 ${milliseconds(figures.quietP99)} -> ${milliseconds(figures.loadedP99)} (${quietTurns.length} unloaded, ${loadedTurns.length} loaded turns)`,
+        `  victim turn latency   p50 ${milliseconds(figures.quietP50)} -> ${milliseconds(figures.loadedP50)}, p99 ${milliseconds(figures.quietP99)} -> ${milliseconds(figures.loadedP99)} (unloaded ${JSON.stringify(quiet.statuses)}, loaded ${JSON.stringify(loaded.statuses)} by status${loaded.firstRefusal ? `; first refusal: ${loaded.firstRefusal}` : ''})`,
         `  victim webhook delay  ${milliseconds(figures.quietWebhook)} -> ${milliseconds(figures.loadedWebhook)} (worst of ${quietWebhooks.length} unloaded, ${loadedWebhookDelays.length} loaded)`,
         `  GET /                 worst ${milliseconds(samples.worstMs)} over ${samples.requests} requests (${samples.failures} failed), at the end: ${root}`,
         `  service RSS           ${mebibytes(samples.firstRssBytes)} -> peak ${mebibytes(samples.peakRssBytes)}`,
@@ -127,6 +129,7 @@ describe('fault: a noisy neighbour', () => {
 
     expect(service.child.exitCode).toBeNull();
     expect(root).toBe(200);
+    expect(Object.keys(loaded.statuses)).toEqual(['200']);
     expect(samples.worstMs).toBeLessThan(1_000);
     expect(samples.peakRssBytes - samples.firstRssBytes).toBeLessThan(2 ** 30);
     expect(attackerTokens).toBeLessThanOrEqual(tokensPerDay + largestCall);

@@ -93,9 +93,10 @@ export async function runAttacks(agentUrl: string, secret: string, signal: Abort
   };
 
   const attacks = [
-    // (a) an output schema whose pattern backtracks, then (b) a 100 MB tool answer.
+    // (a) an output schema whose pattern backtracks, and (b) a 100 MB tool answer.
     (async () => {
-      await sleep(4_000, signal);
+      // Late, so that the other attacks have shown their own effect before this stall (before the fix).
+      await sleep(15_000, signal);
       await chat('mcp regex', 'regex', 'regex', 'call evil__regex {}');
     })(),
     chat('mcp huge', 'huge', 'huge', 'call evil__huge {}'),

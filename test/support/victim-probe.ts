@@ -8,8 +8,12 @@ export const victimPatienceMs = 60_000;
 
 /** An account's ordinary use: JSON chat turns and `/async` requests with a completion webhook. */
 export interface VictimProbe {
-  /** Runs turns one after another, each on a conversation of its own, until `count` are done and `until` has passed; gives each one's latency. */
-  turns(label: string, count: number, until?: number): Promise<number[]>;
+  /**
+   * Runs turns one after another, each on a conversation of its own, until `count` are done and
+   * `until` has passed; gives each one's latency (a refused or unanswered turn counts as
+   * `victimPatienceMs`) and the answers' statuses (0: none).
+   */
+  turns(label: string, count: number, until?: number): Promise<{ latencies: number[]; statuses: Record<number, number>; firstRefusal?: string }>;
   /** Sends one `/async` request and gives the time until its completion webhook arrived. */
   webhookDelay(label: string): Promise<number>;
 }
@@ -18,19 +22,27 @@ export function victimProbe(agentUrl: string, secret: string, agentId: string, r
   return {
     turns: async (label, count, until = 0) => {
       const latencies: number[] = [];
+      const statuses: Record<number, number> = {};
+      let firstRefusal: string | undefined;
       for (let index = 0; index < count || Date.now() < until; index += 1) {
         const started = performance.now();
+        let status = 0;
         try {
           const answer = await Promise.race([
             requestJson(`${agentUrl}/agents/${agentId}/chat`, { secret, body: { conversationKey: `${label}-${index}`, message: `ordinary question ${index}` } }),
             new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('no answer')), victimPatienceMs).unref()),
           ]);
-          latencies.push(answer.status === 200 ? performance.now() - started : victimPatienceMs);
+          status = answer.status;
+          if (status !== 200) firstRefusal ??= `${status} ${JSON.stringify(answer.body.error ?? answer.body).slice(0, 300)}`;
         } catch {
-          latencies.push(victimPatienceMs);
+          // No answer within victimPatienceMs.
         }
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        latencies.push(status === 200 ? performance.now() - started : victimPatienceMs);
+        // A refused turn comes back at once: go on at the pace of an answered one.
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      return latencies;
+      return { latencies, statuses, firstRefusal };
     },
     webhookDelay: async (label) => {
       const started = performance.now();
