@@ -12,6 +12,7 @@ import { parseChatBody } from '../core/turns/chat-body.js';
 import { runTurnToEnd } from '../core/turns/run-turn-to-end.js';
 import type { StartedTurn } from '../core/turns/turn-types.js';
 import type { ChunkLog } from '../core/turns/chunk-log.js';
+import type { ResumePlace } from '../core/stream-resumes/resume-admission.js';
 import { isAccountInbox } from './account-nats-credentials.js';
 import type { NatsLink, NatsLinkState } from './nats-link.js';
 import { authorizationHeader } from './nats-protocol.js';
@@ -169,9 +170,12 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     const connection = link.current();
     if (connection === undefined) return;
     let body: ReturnType<typeof parseReplayBody>;
+    let place: ResumePlace;
     try {
       await authenticate(message, subject);
       body = parseReplayBody(jsonBody(message));
+      // Each open replay holds a JetStream consumer: bounded per account and per turn, like SSE resumes (rate_limited past it).
+      place = core.resumeAdmission.enter({ accountId: subject.accountId, agentId: subject.agentId, conversationKey: body.conversationKey, ...(body.turnId === undefined ? {} : { turnId: body.turnId }) });
     } catch (error) {
       refuse(replySubject, error);
       connection.publish(replySubject, '', { headers: replayEndHeaders(0) });
@@ -213,6 +217,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
       connection.publish(replySubject, '', { headers: replayEndHeaders(body.afterSequence) });
     } finally {
       replays.delete(abort);
+      place.release();
     }
   }
 

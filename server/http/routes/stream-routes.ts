@@ -33,11 +33,11 @@ const streamResponses = {
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   },
   204: { description: 'Nothing to send: no turn is running (without `Last-Event-ID`), or the client already has all of its turn, or the turn is no longer kept.', type: 'null' },
-  ...errorResponses(400, 404),
+  ...errorResponses(400, 404, 429),
 } as const;
 
-/** What a resume sends: the turn and the position after which it starts; undefined for a 204. */
-async function resumePoint(core: HarnessCore, address: Omit<TurnAddress, 'turnId'>, lastEventId: string | undefined): Promise<{ turn: TurnAddress; afterIndex: number } | undefined> {
+/** What a resume sends: the turn and the position after which it starts (`first-chunk`: once the running turn logs one); undefined for a 204. */
+async function resumePoint(core: HarnessCore, address: Omit<TurnAddress, 'turnId'>, lastEventId: string | undefined): Promise<{ turn: TurnAddress; afterIndex: number | 'first-chunk' } | undefined> {
   if (lastEventId === undefined || lastEventId.trim() === '') {
     // Without an id the client has nothing of the running turn; a finished one is not sent again
     // (the AI SDK asks this way on every page load, and would append it twice).
@@ -45,7 +45,7 @@ async function resumePoint(core: HarnessCore, address: Omit<TurnAddress, 'turnId
     if (latest !== undefined && !latest.finished) return { turn: { ...address, turnId: latest.turnId }, afterIndex: -1 };
     // A turn that runs but has not said anything yet (a slow model) is not in the log: wait for its first chunk.
     const running = await core.runningTurns.findRunning(address);
-    return running === undefined ? undefined : waitForFirstChunk(core, { ...address, turnId: running.turnId });
+    return running === undefined ? undefined : { turn: { ...address, turnId: running.turnId }, afterIndex: 'first-chunk' };
   }
   const position = parseChunkEventId(lastEventId);
   if (position === undefined) throw new InvalidRequestError('Last-Event-ID must be the id of a chunk of this stream (<turnId>:<position>).');
@@ -69,6 +69,23 @@ async function waitForFirstChunk(core: HarnessCore, turn: TurnAddress): Promise<
   return undefined;
 }
 
+/** Sends the turn from the chunk log after `afterIndex`, live until its end, then ends the SSE answer. */
+async function streamFrom(request: FastifyRequest, reply: FastifyReply, core: HarnessCore, point: { turn: TurnAddress; afterIndex: number }): Promise<void> {
+  reply.hijack();
+  const abort = new AbortController();
+  reply.raw.on('close', () => abort.abort());
+  const writer = new UiMessageSseWriter(reply.raw);
+  try {
+    for await (const logged of core.chunkLog.readTurn(point.turn, point.afterIndex, { signal: abort.signal })) {
+      writer.send(logged.chunk, chunkEventId(logged.turnId, logged.index));
+    }
+  } catch (error) {
+    // The headers are out: the client sees the stream end without its finish, and may ask again.
+    request.log.warn({ err: error, turnId: point.turn.turnId }, 'reading the chunk log failed during a resume');
+  }
+  writer.end();
+}
+
 /**
  * `GET /agents/{agentId}/conversations/{conversationKey}/stream`, and the same at
  * `/agents/{agentId}/chat/{conversationKey}/stream`, the URL the AI SDK's
@@ -82,24 +99,23 @@ export function registerStreamRoutes(app: FastifyInstance, core: HarnessCore): v
     await core.agents.load(account.accountId, agentId);
     if (!isValidConversationKey(conversationKey)) throw new InvalidRequestError('conversationKey must be 1-256 characters without control characters.');
     const header = request.headers['last-event-id'];
-    const point = await resumePoint(core, { accountId: account.accountId, agentId, conversationKey }, Array.isArray(header) ? header.at(-1) : header);
-    if (point === undefined) {
+    const found = await resumePoint(core, { accountId: account.accountId, agentId, conversationKey }, Array.isArray(header) ? header.at(-1) : header);
+    if (found === undefined) {
       await reply.status(204).send();
       return;
     }
-    reply.hijack();
-    const abort = new AbortController();
-    reply.raw.on('close', () => abort.abort());
-    const writer = new UiMessageSseWriter(reply.raw);
+    // Each open resume holds a reader on the chunk log: bounded per account and per turn (429 past it).
+    const place = core.resumeAdmission.enter(found.turn);
     try {
-      for await (const logged of core.chunkLog.readTurn(point.turn, point.afterIndex, { signal: abort.signal })) {
-        writer.send(logged.chunk, chunkEventId(logged.turnId, logged.index));
+      const point = found.afterIndex === 'first-chunk' ? await waitForFirstChunk(core, found.turn) : { turn: found.turn, afterIndex: found.afterIndex };
+      if (point === undefined) {
+        await reply.status(204).send();
+        return;
       }
-    } catch (error) {
-      // The headers are out: the client sees the stream end without its finish, and may ask again.
-      request.log.warn({ err: error, turnId: point.turn.turnId }, 'reading the chunk log failed during a resume');
+      await streamFrom(request, reply, core, point);
+    } finally {
+      place.release();
     }
-    writer.end();
   };
   const schema = (path: string) => ({
     summary: path === 'conversation' ? 'Resume a turn\'s stream' : 'Resume a turn\'s stream (AI SDK reconnect URL)',
