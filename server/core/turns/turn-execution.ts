@@ -1,4 +1,4 @@
-import { generateId, NoOutputGeneratedError, stepCountIs, streamText, type ModelMessage, type StepResult, type ToolSet, type UIMessageChunk } from 'ai';
+import { generateId, type ModelMessage, type ToolSet, type UIMessageChunk } from 'ai';
 import type { Agent } from '../agents/agent.js';
 import { type AsyncRequestTransitions, cancelledReason } from '../async-requests/async-request-transitions.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
@@ -13,14 +13,13 @@ import { collectSecretValues } from '../secrets/redaction.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { AccountUsage } from '../usage/account-usage.js';
 import type { RunTokenBudget } from '../usage/run-token-budget.js';
-import { type StepUsage, stepUsage, usagePerMessage } from '../usage/step-usage.js';
+import { type StepUsage, usagePerMessage } from '../usage/step-usage.js';
 import type { TokenUsage } from '../usage/token-usage.js';
-import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
-import { describeModelError, isModelStreamFailure, scrubSecrets } from './model-error.js';
-import { promptCharacters, StepInProgress } from './step-in-progress.js';
+import { describeModelError } from './model-error.js';
+import { runModelPass } from './model-pass.js';
 import { finishChunk, runUsage, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
 import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
@@ -69,10 +68,6 @@ export interface PreparedTurn {
   /** Releases the conversation's lock. */
   release: () => void;
   holder: PassHolder;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 const defaultDenialReason = (toolName: string) => `${toolName} needs an approval, and approvals cannot be given here.`;
@@ -201,72 +196,24 @@ export class TurnExecution {
       const owner = { accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey, turnId, delivery };
       const asyncPass = new AsyncPass(owner, this.services.asyncResults, this.services.completions, logger, now);
       holder.current = asyncPass;
-      let modelError: unknown;
-      // The messages come from `onFinish`: reading `result.response` would tee the model's
-      // stream once more and run every chunk through a second branch.
-      let responseMessages: ModelMessage[] | undefined;
-      // Each model call's usage, for the assistant message it produced and the turn's total.
-      const steps: StepUsage[] = [];
-      // On a cancel: the steps that finished, and the step that was cut short (its text, its estimated usage).
-      let finishedSteps: StepResult<ToolSet>[] = [];
-      const inProgress = new StepInProgress();
-      // Set when the budget, checked after each step, stops the pass before its next model call.
-      let budgetStopped = false;
-      const budgetSpent = () => (budgetStopped = this.turn.budget?.exhausted() ?? false);
-      const stream = streamText({
-        model: agentModel.model,
-        ...(agent.config.system ? { system: agent.config.system } : {}),
-        messages: state.messages.map((stored) => stored.message),
+      const modelPass = await runModelPass({
+        agent,
+        agentModel,
         tools,
-        ...(this.turn.unavailableTools ? { experimental_repairToolCall: this.turn.unavailableTools.repairFunction() } : {}),
-        stopWhen: [stepCountIs(maxSteps), budgetSpent],
+        ...(this.turn.unavailableTools ? { unavailableTools: this.turn.unavailableTools } : {}),
+        messages: state.messages,
+        maxSteps,
         maxRetries: this.services.modelMaxRetries,
-        abortSignal: signal,
-        ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
-        ...modelTelemetry({ accountId: request.accountId, agentId: request.agentId, turnId }),
-        onError: ({ error }) => {
-          modelError = error;
-        },
-        onStepFinish: (step) => {
-          const finished = stepUsage(step);
-          steps.push(finished);
-          this.usage.callEnded(finished.usage);
-        },
-        onFinish: ({ response }) => {
-          responseMessages = response.messages;
-        },
-        onAbort: ({ steps: finished }) => {
-          finishedSteps = finished;
-        },
+        signal,
+        telemetry: { accountId: request.accountId, agentId: request.agentId, turnId },
+        secrets: this.secrets,
+        // Checked at each step boundary: once the budget is spent, no further model call.
+        stopBeforeNextCall: () => this.turn.budget?.exhausted() ?? false,
+        callEnded: (usage) => this.usage.callEnded(usage),
+        write,
       });
-      // `onError` also writes each tool's error (`tool-output-error`), which is the tool's own
-      // message; the `error` chunk of a failed model call is described as one below.
-      const reader = stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => scrubSecrets(errorMessage(error), this.secrets) }).getReader();
-      try {
-        for (let next = await reader.read(); !next.done; next = await reader.read()) {
-          const chunk = next.value;
-          inProgress.observe(chunk);
-          // The turn's own finish says `cancelled`; the SDK's abort chunk would end the client's message early.
-          if (chunk.type === 'error') write({ type: 'error', errorText: describeModelError(modelError ?? chunk.errorText, this.secrets) });
-          else if (chunk.type !== 'abort') write(chunk);
-        }
-      } catch (error) {
-        // A cancel can surface as the stream's error (a tool or the provider rethrowing the abort).
-        // A model answer cut off mid-stream (over its byte or time limit, or the connection lost)
-        // is thrown by the SDK rather than reported as an error part: it is the model's failure.
-        if (!signal.aborted && isModelStreamFailure(error)) modelError ??= error;
-        else if (!signal.aborted) throw error;
-      }
-      // A call cut short (cancel, abort, timeout, failure mid-stream) never got the provider's count: estimated.
-      const cutShort = inProgress.cutShortUsage(() => promptCharacters(agent.config.system, state));
-      if (cutShort) this.usage.callEnded(cutShort);
-      if (signal.aborted) {
-        // A cancel that came after the model's last step keeps that step whole.
-        const finished = responseMessages ?? finishedSteps.at(-1)?.response.messages ?? [];
-        return this.finishCancelled(asyncPass, finished, responseMessages ? '' : inProgress.partialText, steps, cutShort);
-      }
-      // No `onFinish` and no error reported: the model produced no step at all.
-      if (responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
+      const { responseMessages, steps, cutShort, modelError } = modelPass;
+      if (signal.aborted) return this.finishCancelled(asyncPass, modelPass.finishedMessages, modelPass.partialText, steps, cutShort);
       let timestamp = now().toISOString();
       const usages = usagePerMessage(responseMessages ?? [], steps);
       for (const [index, message] of (responseMessages ?? []).entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
@@ -300,7 +247,7 @@ export class TurnExecution {
         write({ type: 'data-approval-denied', data: { toolCallId: approval.toolCallId, toolName: approval.toolName, reason: approval.reason ?? '' } } as UIMessageChunk);
       }
       if (asyncPass.hasExternalCalls()) return this.waitForExternal(asyncPass);
-      if (budgetStopped) return this.stopForBudget(false);
+      if (modelPass.stoppedBeforeNextCall) return this.stopForBudget(false);
       if (settled.length > 0 || denied.length > 0) continue;
       return requested.length > 0 ? 'awaiting_approval' : 'completed';
     }

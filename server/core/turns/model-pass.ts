@@ -1,0 +1,127 @@
+import { NoOutputGeneratedError, stepCountIs, streamText, type ModelMessage, type StepResult, type ToolSet, type UIMessageChunk } from 'ai';
+import type { Agent } from '../agents/agent.js';
+import type { AgentModel } from '../model/language-model.js';
+import { modelTelemetry } from '../telemetry/model-telemetry.js';
+import type { UnavailableTools } from '../tools/unavailable-tools.js';
+import { type StepUsage, stepUsage } from '../usage/step-usage.js';
+import type { TokenUsage } from '../usage/token-usage.js';
+import { describeModelError, isModelStreamFailure, scrubSecrets } from './model-error.js';
+import { promptCharacters, StepInProgress } from './step-in-progress.js';
+
+/** What one model pass (one `streamText`, up to `maxSteps` model calls) is given. */
+export interface ModelPassInput {
+  agent: Agent;
+  agentModel: AgentModel;
+  tools: ToolSet;
+  unavailableTools?: UnavailableTools;
+  /** The conversation so far, as the model gets it. */
+  messages: readonly { message: ModelMessage }[];
+  maxSteps: number;
+  maxRetries: number;
+  signal: AbortSignal;
+  telemetry: { accountId: string; agentId: string; turnId: string };
+  secrets: string[];
+  /** Asked after each step that would lead to another model call: true stops the pass there (the daily token budget). */
+  stopBeforeNextCall: () => boolean;
+  /** A model call ended (or was cut short and estimated): its usage, at once. */
+  callEnded: (usage: TokenUsage) => void;
+  write: (chunk: UIMessageChunk) => void;
+}
+
+/** What came of a model pass. */
+export interface ModelPassResult {
+  /** The pass's messages; undefined when it did not finish (a failure, a cancel). */
+  responseMessages?: ModelMessage[];
+  /** On a cancel: the messages of the steps that finished (all of them when the cancel came after the last). */
+  finishedMessages: ModelMessage[];
+  /** Each finished model call's usage, in order. */
+  steps: StepUsage[];
+  /** The call cut short (cancel, abort, timeout, failure mid-stream), estimated; undefined when none was. */
+  cutShort?: TokenUsage;
+  /** The text the step cut short had streamed. */
+  partialText: string;
+  /** Set when the model failed (none for a cancel). */
+  modelError?: unknown;
+  /** `stopBeforeNextCall` stopped the pass before a model call it would have made. */
+  stoppedBeforeNextCall: boolean;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs one model pass, writing its chunks as they come, and says how it ended. */
+export async function runModelPass(input: ModelPassInput): Promise<ModelPassResult> {
+  const { agent, agentModel, signal, secrets, write } = input;
+  let modelError: unknown;
+  // The messages come from `onFinish`: reading `result.response` would tee the model's
+  // stream once more and run every chunk through a second branch.
+  let responseMessages: ModelMessage[] | undefined;
+  // Each model call's usage, for the assistant message it produced and the turn's total.
+  const steps: StepUsage[] = [];
+  // On a cancel: the steps that finished, and the step that was cut short (its text, its estimated usage).
+  let finishedSteps: StepResult<ToolSet>[] = [];
+  const inProgress = new StepInProgress();
+  let stoppedBeforeNextCall = false;
+  const stopCondition = () => (stoppedBeforeNextCall = input.stopBeforeNextCall());
+  const stream = streamText({
+    model: agentModel.model,
+    ...(agent.config.system ? { system: agent.config.system } : {}),
+    messages: input.messages.map((stored) => stored.message),
+    tools: input.tools,
+    ...(input.unavailableTools ? { experimental_repairToolCall: input.unavailableTools.repairFunction() } : {}),
+    stopWhen: [stepCountIs(input.maxSteps), stopCondition],
+    maxRetries: input.maxRetries,
+    abortSignal: signal,
+    ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
+    ...modelTelemetry(input.telemetry),
+    onError: ({ error }) => {
+      modelError = error;
+    },
+    onStepFinish: (step) => {
+      const finished = stepUsage(step);
+      steps.push(finished);
+      input.callEnded(finished.usage);
+    },
+    onFinish: ({ response }) => {
+      responseMessages = response.messages;
+    },
+    onAbort: ({ steps: finished }) => {
+      finishedSteps = finished;
+    },
+  });
+  // `onError` also writes each tool's error (`tool-output-error`), which is the tool's own
+  // message; the `error` chunk of a failed model call is described as one below.
+  const reader = stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => scrubSecrets(errorMessage(error), secrets) }).getReader();
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      const chunk = next.value;
+      inProgress.observe(chunk);
+      // The turn's own finish says `cancelled`; the SDK's abort chunk would end the client's message early.
+      if (chunk.type === 'error') write({ type: 'error', errorText: describeModelError(modelError ?? chunk.errorText, secrets) });
+      else if (chunk.type !== 'abort') write(chunk);
+    }
+  } catch (error) {
+    // A cancel can surface as the stream's error (a tool or the provider rethrowing the abort).
+    // A model answer cut off mid-stream (over its byte or time limit, or the connection lost)
+    // is thrown by the SDK rather than reported as an error part: it is the model's failure.
+    if (!signal.aborted && isModelStreamFailure(error)) modelError ??= error;
+    else if (!signal.aborted) throw error;
+  }
+  // A call cut short never got the provider's count, which comes with its last event: estimated.
+  const cutShort = inProgress.cutShortUsage(() => promptCharacters(agent.config.system, { messages: input.messages }));
+  if (cutShort) input.callEnded(cutShort);
+  // No `onFinish` and no error reported: the model produced no step at all (a cancel is not a failure).
+  if (!signal.aborted && responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
+  const finished = responseMessages as ModelMessage[] | undefined;
+  return {
+    ...(finished ? { responseMessages: finished } : {}),
+    // A cancel that came after the model's last step keeps that step whole.
+    finishedMessages: finished ?? (finishedSteps as StepResult<ToolSet>[]).at(-1)?.response.messages ?? [],
+    steps,
+    ...(cutShort ? { cutShort } : {}),
+    partialText: finished ? '' : inProgress.partialText,
+    ...(modelError !== undefined ? { modelError } : {}),
+    stoppedBeforeNextCall,
+  };
+}
