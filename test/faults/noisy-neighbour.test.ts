@@ -108,7 +108,11 @@ describe('fault: a noisy neighbour', () => {
     const attackerTokens = await tokensOnceSettled(service.accountUrl, attacker);
     const samples = await sampler.stop();
     const root = await fetch(`${service.agentUrl}/`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.status, () => 0);
+    // The endless call was admitted at the start, with the budget unspent, and ran alongside the
+    // approvals: the budget is checked on the rest. (Its call fails, so no stored message carries
+    // its usage; its finish chunk does.)
     const largestCall = await largestStoredCall(service.agentUrl, attacker);
+    const tokensBesideEndless = attackerTokens - outcome.endlessCallTokens;
     const figures = {
       quietP50: percentile(quietTurns, 0.5), quietP99: percentile(quietTurns, 0.99),
       loadedP50: percentile(loadedTurns, 0.5), loadedP99: percentile(loadedTurns, 0.99),
@@ -121,7 +125,7 @@ describe('fault: a noisy neighbour', () => {
         `  victim webhook delay  ${milliseconds(figures.quietWebhook)} -> ${milliseconds(figures.loadedWebhook)} (worst of ${quietWebhooks.length} unloaded, ${loadedWebhookDelays.length} loaded)`,
         `  GET /                 worst ${milliseconds(samples.worstMs)} over ${samples.requests} requests (${samples.failures} failed), at the end: ${root}`,
         `  service RSS           ${mebibytes(samples.firstRssBytes)} -> peak ${mebibytes(samples.peakRssBytes)}`,
-        `  attacker tokens       ${attackerTokens} against a budget of ${tokensPerDay} (largest single call ${largestCall})`,
+        `  attacker tokens       ${attackerTokens} against a budget of ${tokensPerDay} (the endless stream's one call ${outcome.endlessCallTokens}; the rest ${tokensBesideEndless}, their largest call ${largestCall})`,
         `  attacker bytes read   ${mebibytes(outcome.bytesReceived)}; endless model streamed ${mebibytes(endless.bytesStreamed())}, evil MCP wrote ${mebibytes(evil.hugeBytesWritten())} of huge answers and saw ${JSON.stringify(evil.requestsByMethod())}; silent sink got ${sink.received()} webhooks`,
         `  attacker statuses     ${describeStatuses({ ...configStatuses, ...outcome.statuses })}`,
       ].join('\n'),
@@ -132,7 +136,7 @@ describe('fault: a noisy neighbour', () => {
     expect(Object.keys(loaded.statuses)).toEqual(['200']);
     expect(samples.worstMs).toBeLessThan(1_000);
     expect(samples.peakRssBytes - samples.firstRssBytes).toBeLessThan(2 ** 30);
-    expect(attackerTokens).toBeLessThanOrEqual(tokensPerDay + largestCall);
+    expect(tokensBesideEndless).toBeLessThanOrEqual(tokensPerDay + largestCall);
     // Generous for a loaded 2-core machine: within 10x of unloaded, or a floor.
     expect(figures.loadedP99).toBeLessThanOrEqual(Math.max(10 * figures.quietP99, 2_000));
     expect(figures.loadedWebhook).toBeLessThanOrEqual(Math.max(10 * figures.quietWebhook, 5_000));

@@ -20,6 +20,8 @@ export interface AttackOutcome {
   statuses: AttackStatuses;
   /** Bytes the attacker's 300 resumes and its endless stream received. */
   bytesReceived: number;
+  /** The tokens the endless stream's `finish` chunk reported (0 when it never finished). */
+  endlessCallTokens: number;
 }
 
 export const fanOutServers = 300;
@@ -64,7 +66,7 @@ export async function configureAttacker(accountUrl: string, secret: string, peer
  * forever, and a turn that keeps asking for approvals past the daily token budget.
  */
 export async function runAttacks(agentUrl: string, secret: string, signal: AbortSignal): Promise<AttackOutcome> {
-  const outcome: AttackOutcome = { statuses: {}, bytesReceived: 0 };
+  const outcome: AttackOutcome = { statuses: {}, bytesReceived: 0, endlessCallTokens: 0 };
   const count = (attack: string, status: number) => {
     const byStatus = (outcome.statuses[attack] ??= {});
     byStatus[status] = (byStatus[status] ?? 0) + 1;
@@ -84,19 +86,26 @@ export async function runAttacks(agentUrl: string, secret: string, signal: Abort
     const response = await post(attack, `/agents/${agentId}/chat`, { conversationKey, message });
     return response ? ((await response.json().catch(() => ({}))) as Record<string, unknown>) : undefined;
   };
-  const drain = async (response: Response | undefined) => {
+  /** Reads a body to its end (or the flood's); gives its last 64 KiB. */
+  const drain = async (response: Response | undefined): Promise<string> => {
+    let tail = '';
+    const decoder = new TextDecoder();
     try {
-      for await (const chunk of response?.body ?? []) outcome.bytesReceived += (chunk as Uint8Array).byteLength;
+      for await (const chunk of response?.body ?? []) {
+        outcome.bytesReceived += (chunk as Uint8Array).byteLength;
+        tail = (tail + decoder.decode(chunk as Uint8Array, { stream: true })).slice(-64 * 1024);
+      }
     } catch {
       // Aborted when the flood ends.
     }
+    return tail;
   };
 
   const attacks = [
     // (a) an output schema whose pattern backtracks, and (b) a 100 MB tool answer.
     (async () => {
-      // Late, so that the other attacks have shown their own effect before this stall (before the fix).
-      await sleep(15_000, signal);
+      // Before the approvals spend the budget (a spent budget refuses this turn).
+      await sleep(1_000, signal);
       await chat('mcp regex', 'regex', 'regex', 'call evil__regex {}');
     })(),
     chat('mcp huge', 'huge', 'huge', 'call evil__huge {}'),
@@ -126,10 +135,15 @@ export async function runAttacks(agentUrl: string, secret: string, signal: Abort
       await reading;
     })(),
     // (f) a model that streams forever.
-    (async () => drain(await post('endless model (SSE)', '/agents/endless/chat', { conversationKey: 'endless', message: 'tell me everything' }, 'text/event-stream')))(),
+    (async () => {
+      const tail = await drain(await post('endless model (SSE)', '/agents/endless/chat', { conversationKey: 'endless', message: 'tell me everything' }, 'text/event-stream'));
+      const finish = /^data: (\{"type":"finish".*)$/m.exec(tail)?.[1];
+      outcome.endlessCallTokens = finish ? Number((JSON.parse(finish) as { messageMetadata?: { usage?: { totalTokens?: number } } }).messageMetadata?.usage?.totalTokens ?? 0) : 0;
+    })(),
     // (g) a turn that keeps asking for approvals, each answer a model call with a large input.
     (async () => {
-      await sleep(2_000, signal);
+      // Late enough that the other attacks ran before the budget is spent (it refuses new turns).
+      await sleep(12_000, signal);
       const script = Array.from({ length: approvalRounds }, (_unused, index) => `${index === 0 ? '' : 'then '}search: spend ${index}`);
       let answer = await chat('approval turn', 'spender', 'spend', ['spend '.repeat(2_000), ...script].join('\n'));
       for (let round = 0; round < approvalRounds && !signal.aborted; round += 1) {

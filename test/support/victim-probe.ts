@@ -39,8 +39,8 @@ export function victimProbe(agentUrl: string, secret: string, agentId: string, r
         }
         statuses[status] = (statuses[status] ?? 0) + 1;
         latencies.push(status === 200 ? performance.now() - started : victimPatienceMs);
-        // A refused turn comes back at once: go on at the pace of an answered one.
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+        // An ordinary user's pace, whatever the answer: a fast service must not let the victim spend its own budget.
+        await new Promise((resolve) => setTimeout(resolve, 250));
       }
       return { latencies, statuses, firstRefusal };
     },
