@@ -4,7 +4,7 @@ import type { AgentModel } from '../model/language-model.js';
 import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import { type StepUsage, stepUsage } from '../usage/step-usage.js';
-import type { TokenUsage } from '../usage/token-usage.js';
+import { hasTokens, type TokenUsage } from '../usage/token-usage.js';
 import { describeModelError, isModelStreamFailure, scrubSecrets } from './model-error.js';
 import { promptCharacters, StepInProgress } from './step-in-progress.js';
 
@@ -46,6 +46,11 @@ export interface ModelPassResult {
   stoppedBeforeNextCall: boolean;
 }
 
+/** What a finished step streamed: its text, its reasoning and its tool calls' input. */
+function streamedCharacters(step: StepResult<ToolSet>): number {
+  return step.text.length + (step.reasoningText?.length ?? 0) + step.toolCalls.reduce((sum, call) => sum + JSON.stringify(call.input ?? null).length, 0);
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -62,6 +67,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   // On a cancel: the steps that finished, and the step that was cut short (its text, its estimated usage).
   let finishedSteps: StepResult<ToolSet>[] = [];
   const inProgress = new StepInProgress();
+  const prompt = () => promptCharacters(agent.config.system, { messages: input.messages });
   let stoppedBeforeNextCall = false;
   const stopCondition = () => (stoppedBeforeNextCall = input.stopBeforeNextCall());
   const stream = streamText({
@@ -80,6 +86,9 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     },
     onStepFinish: (step) => {
       const finished = stepUsage(step);
+      // An error event mid-stream ends the step without the provider's usage: estimated.
+      const failed = step.finishReason === 'error' && !hasTokens(finished.usage) ? inProgress.failedStepUsage(streamedCharacters(step), prompt) : undefined;
+      if (failed) finished.usage = failed;
       steps.push(finished);
       input.callEnded(finished.usage);
     },
@@ -109,7 +118,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     else if (!signal.aborted) throw error;
   }
   // A call cut short never got the provider's count, which comes with its last event: estimated.
-  const cutShort = inProgress.cutShortUsage(() => promptCharacters(agent.config.system, { messages: input.messages }));
+  const cutShort = inProgress.cutShortUsage(prompt);
   if (cutShort) input.callEnded(cutShort);
   // No `onFinish` and no error reported: the model produced no step at all (a cancel is not a failure).
   if (!signal.aborted && responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });

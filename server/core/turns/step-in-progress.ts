@@ -55,6 +55,16 @@ export class StepInProgress {
     if (!this.open) return undefined;
     return estimatedCallUsage({ requestCharacters: promptCharacters() + this.streamedBefore, streamedCharacters: this.streamedInStep });
   }
+
+  /**
+   * The estimated usage of a step the provider ended with an error event after it had streamed
+   * `streamedCharacters`: the AI SDK finishes it without usage. Undefined when it streamed
+   * nothing (a refusal, which is not billed).
+   */
+  failedStepUsage(streamedCharacters: number, promptCharacters: () => number): TokenUsage | undefined {
+    if (streamedCharacters === 0) return undefined;
+    return estimatedCallUsage({ requestCharacters: promptCharacters() + this.streamedBefore, streamedCharacters });
+  }
 }
 
 /** The characters of a model pass's request: its system prompt and messages (tool definitions left out), to estimate its input tokens. */

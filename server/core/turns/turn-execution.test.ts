@@ -250,4 +250,23 @@ describe('TurnExecution', () => {
     const stored = await conversations.find('acc', 'agent', 'k');
     expect(stored?.messages.at(-1)).toMatchObject({ cancelled: true, usage: { outputTokens: 100 } });
   });
+
+  it('counts a call that failed mid-stream, estimated, beside the failure', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
+          { type: 'stream-start', warnings: [] },
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: 'y'.repeat(80) },
+          { type: 'error', error: new Error('the connection broke') },
+        ]),
+      }),
+    });
+    const { execution, recorded } = await prepare({ model });
+    const result = await runTurnToEnd(execution.run([]));
+    expect(result.status).toBe('failed');
+    expect(result.usage).toMatchObject({ outputTokens: 20 });
+    expect(result.usage?.estimatedTokens).toBe(result.usage?.totalTokens);
+    expect(recorded).toMatchObject([{ usage: { outputTokens: 20 } }]);
+  });
 });

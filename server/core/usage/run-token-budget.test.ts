@@ -10,7 +10,7 @@ describe('RunTokenBudget', () => {
     const live = new LiveTokenCount();
     live.addUsed('acc', 50); // before the run: in what it read, not counted again
     const run = new RunTokenBudget(live, { accountId: 'acc', limit: 10, spentAtStart: 3, now });
-    const other = new RunTokenBudget(live, { accountId: 'acc', now });
+    const other = new RunTokenBudget(live, { accountId: 'acc', spentAtStart: 0, now });
     new RunTokenBudget(live, { accountId: 'acc_other', limit: 1, spentAtStart: 0, now }).callEnded(100);
     expect(run.exhausted()).toBe(false);
     run.callEnded(4);
@@ -27,7 +27,7 @@ describe('RunTokenBudget', () => {
 
   it('keeps what a run used and did not record as unrecorded until it is recorded or the run closes', () => {
     const live = new LiveTokenCount();
-    const run = new RunTokenBudget(live, { accountId: 'acc', now });
+    const run = new RunTokenBudget(live, { accountId: 'acc', spentAtStart: 0, now });
     run.callEnded(7);
     run.callEnded(5);
     expect(live.unrecorded('acc')).toBe(12);
@@ -54,7 +54,7 @@ describe('DailyTokenBudget.open', () => {
     const budget = new DailyTokenBudget({ repository: counters(6), defaultTokensPerDay: 10, accountTokensPerDay: async () => undefined, live, now });
     await expect(budget.open('acc', { refuseWhenSpent: true })).resolves.toBeInstanceOf(RunTokenBudget);
     // A caller's call ended, not yet written (a subagent starts while its caller's pass runs).
-    new RunTokenBudget(live, { accountId: 'acc', now }).callEnded(4);
+    new RunTokenBudget(live, { accountId: 'acc', spentAtStart: 0, now }).callEnded(4);
     await expect(budget.open('acc', { refuseWhenSpent: true })).rejects.toMatchObject({ code: 'rate_limited' });
     const continuation = await budget.open('acc', { refuseWhenSpent: false });
     expect(continuation.exhausted()).toBe(true);
