@@ -21,6 +21,7 @@ import { PostgresStorage } from './core/storage/postgres/postgres-storage.js';
 import type { Storage } from './core/storage/table-store.js';
 import { buildAccountService } from './http/account-service.js';
 import { buildAgentService } from './http/agent-service.js';
+import { chunkRetentionSettingsFromEnvironment } from './nats/chunk-retention-settings.js';
 import { readNatsSettings, type NatsSettings } from './nats/nats-settings.js';
 import { startNatsService, type NatsService } from './nats/nats-service.js';
 import { createProcessLogger } from './process-logger.js';
@@ -109,7 +110,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
         }) : undefined;
     const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap, sandboxSettings, sandboxCgroups, coordination });
     // Before core.start(): boot recovery may hand NATS continuations to the gateway.
-    const natsService = await startNatsService({ settings: options.nats ?? readNatsSettings(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });
+    const natsService = await startNatsService({ settings: options.nats ?? readNatsSettings(), retentionShare: chunkRetentionSettingsFromEnvironment(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });
     nats = natsService;
     const accountApp = buildAccountService({ core, logger: logger?.child({ service: 'account' }), natsCredentials: (accountId) => natsService.credentials(accountId) });
     const agentApp = buildAgentService({ core, logger: logger?.child({ service: 'agent' }), enableDirectApi: settings.enableDirectApi, natsState: () => natsService.state() });

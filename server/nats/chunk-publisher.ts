@@ -1,9 +1,11 @@
-import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { createInbox, headers as natsHeaders, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import type { UIMessageChunk } from 'ai';
 import type { Logger } from '../core/logger.js';
+import type { StoredChunks } from './chunk-retention-share.js';
 import { FirstInFirstOut } from './first-in-first-out.js';
 import { sequenceHeader } from './nats-protocol.js';
 import { turnReplaySubject } from './nats-subjects.js';
+import { storeOutcomeOf, type StoreOutcome } from './store-acknowledgement.js';
 import { chunkHeaders, chunkSequence, type ChunkTarget } from './stream-replay.js';
 
 /** Where the chunk stream is on the current connection (see `ChunkPublisherOptions.streamState`). */
@@ -37,6 +39,8 @@ export interface ChunkPublisherOptions {
   ackTimeoutMilliseconds?: number;
   /** How long a chunk may keep failing to be stored (a stream leader being elected) before it is given up. Default 20 s. */
   retryWindowMilliseconds?: number;
+  /** Told of every store JetStream kept: the retention share counts each account's bytes by it. */
+  stored?(store: StoredChunks): void;
 }
 
 /** One turn's state: its first chunk's stream sequence (the turn's base) and what waits for it. */
@@ -85,23 +89,6 @@ interface Delivery {
 
 const defaultWindow = 4096;
 const defaultMaxStoreBytes = 64 * 1024;
-const sequencePattern = /"seq":(\d+)/;
-
-function outcomeOf(message: Msg): { sequence: number } | { error: string } {
-  if (message.headers?.hasError) return { error: `${message.headers.code} ${message.headers.description}` };
-  const text = message.string();
-  // The common answer, read without a JSON parse: {"stream":"HARNESS_CHUNKS","seq":42} (maybe with "duplicate":true).
-  const sequence = text.includes('"error"') ? null : sequencePattern.exec(text);
-  if (sequence !== null) return { sequence: Number(sequence[1]) };
-  try {
-    const answer = JSON.parse(text) as { seq?: number; error?: { description?: string } };
-    if (typeof answer.seq === 'number') return { sequence: answer.seq };
-    return { error: answer.error?.description ?? 'no sequence in the store acknowledgement' };
-  } catch {
-    return { error: 'the store acknowledgement is not JSON' };
-  }
-}
-
 /**
  * Publishes a turn's chunks: each is stored in the chunk stream and sent to the client's reply
  * subject with `Harness-Sequence` (see `chunkSequence`: the stream sequence of the turn's first
@@ -255,7 +242,7 @@ export class ChunkPublisher {
     const subscription = connection.subscribe(`${prefix}.*`, {
       callback: (error, message) => {
         if (error) return;
-        this.answered(Number(message.subject.slice(prefix.length + 1)), outcomeOf(message));
+        this.answered(Number(message.subject.slice(prefix.length + 1)), storeOutcomeOf(message));
         this.resume();
       },
     });
@@ -323,7 +310,7 @@ export class ChunkPublisher {
     }
   }
 
-  private answered(attempt: number, outcome: { sequence: number } | { error: string }): void {
+  private answered(attempt: number, outcome: StoreOutcome): void {
     const store = this.inFlight.get(attempt);
     if (store === undefined) return;
     this.inFlight.delete(attempt);
@@ -340,6 +327,7 @@ export class ChunkPublisher {
       // Still storing: the held chunks gather into the turn's next store instead of one store each.
       for (const held of turn.held.splice(0)) this.release(held);
     }
+    if (streamSequence !== undefined) this.options.stored?.({ accountId: turn.target.accountId, subject: turn.storeSubject, bytes: Buffer.byteLength(store.data), finished: store.chunks.at(-1)!.isFinish });
     turn.storing = false;
     if (turn.unstored.length > 0) this.queueStore(turn);
   }

@@ -18,6 +18,9 @@ import type { NatsLink, NatsLinkState } from './nats-link.js';
 import { authorizationHeader } from './nats-protocol.js';
 import { chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
 import { ChunkPublisher, type ChunkStreamState } from './chunk-publisher.js';
+import { ChunkRetentionShare } from './chunk-retention-share.js';
+import { defaultMaxBytesPerAccount, defaultChunkRetentionSettings, type ChunkRetentionSettings } from './chunk-retention-settings.js';
+import { ChunkSubjectPurger } from './chunk-subject-purger.js';
 import { JetStreamChunkLog } from './jetstream-chunk-log.js';
 import { defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
 
@@ -31,6 +34,8 @@ export interface NatsGatewayOptions {
   link: NatsLink;
   logger: Logger;
   retention?: ReplayRetention;
+  /** Each account's share of the chunk stream (default: `defaultChunkRetentionSettings`, the share an eighth of `retention.maxBytes`). */
+  retentionShare?: ChunkRetentionSettings;
   /** A replay answer ends after this long without a new chunk. Default 5 minutes. */
   replayIdleTimeoutMilliseconds?: number;
   /**
@@ -106,13 +111,22 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   const running = new Set<Promise<void>>();
   /** The chunk stream on the connection it is prepared for; `settled` once it is ready or given up. */
   let stream: { connection: NatsConnection; state: ChunkStreamState; settled: Promise<void> } | undefined;
+  const retention = options.retention ?? defaultReplayRetention;
+  // One account storing a lot loses its own oldest turns, not everyone's (the stream discards the oldest once full).
+  const purger = new ChunkSubjectPurger({ connection: () => link.current(), logger });
+  const share = new ChunkRetentionShare({
+    ...(options.retentionShare ?? { ...defaultChunkRetentionSettings, maxBytesPerAccount: defaultMaxBytesPerAccount(retention) }),
+    maxAgeMilliseconds: retention.maxAgeMilliseconds,
+    purge: (subject) => purger.purge(subject),
+  });
   const publisher = new ChunkPublisher({
     connection: () => link.current(),
     ready: () => readyOn !== undefined && readyOn === link.current(),
     streamState: () => (stream !== undefined && stream.connection === link.current() ? stream.state : 'unavailable'),
     logger,
     // A store of several chunks must fit in one stream message.
-    maxStoreBytes: Math.min(64 * 1024, (options.retention ?? defaultReplayRetention).maxMessageBytes),
+    maxStoreBytes: Math.min(64 * 1024, retention.maxMessageBytes),
+    stored: (store) => share.stored(store),
   });
 
   function track(work: Promise<void>): void {
@@ -254,7 +268,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
       publisher.resume();
     }, options.streamWaitMilliseconds ?? defaultStreamWaitMilliseconds);
     patience.unref();
-    entry.settled = ensureReplayStream(connection, options.retention ?? defaultReplayRetention).then(
+    entry.settled = ensureReplayStream(connection, retention).then(
       (replicas) => {
         entry.state = 'ready';
         log('info', { replicas }, 'the replay stream is ready');
@@ -327,6 +341,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     idle: async () => {
       while (running.size > 0) await Promise.allSettled([...running]);
       await publisher.idle();
+      await purger.idle();
     },
     async close(): Promise<void> {
       closed = true;

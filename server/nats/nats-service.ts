@@ -2,6 +2,7 @@ import { hkdfSync } from 'node:crypto';
 import type { HarnessCore } from '../core/harness-core.js';
 import type { Logger } from '../core/logger.js';
 import { accountNatsCredentials } from './account-nats-credentials.js';
+import type { ChunkRetentionSettings } from './chunk-retention-settings.js';
 import { createNatsAuthority, issueAccountUser, type NatsAuthority } from './nats-authority.js';
 import { createNatsGateway, type NatsGateway } from './nats-gateway.js';
 import { createNatsLink, type NatsLink, type NatsLinkState } from './nats-link.js';
@@ -34,6 +35,8 @@ export interface StartNatsServiceOptions {
   adminSecret: string;
   logger: Logger;
   retention?: ReplayRetention;
+  /** Each account's share of the chunk stream: `HARNESS_CHUNKS_MAX_BYTES_PER_ACCOUNT`, `HARNESS_CHUNKS_MAX_TRACKED_TURNS`. */
+  retentionShare?: ChunkRetentionSettings;
   replayIdleTimeoutMilliseconds?: number;
 }
 
@@ -101,7 +104,7 @@ export async function startNatsService(options: StartNatsServiceOptions): Promis
       logger,
     });
   }
-  const gateway = createNatsGateway({ core, link, logger, retention: options.retention, replayIdleTimeoutMilliseconds: options.replayIdleTimeoutMilliseconds });
+  const gateway = createNatsGateway({ core, link, logger, retention: options.retention, retentionShare: options.retentionShare, replayIdleTimeoutMilliseconds: options.replayIdleTimeoutMilliseconds });
   // SSE turns are logged in the chunk stream from now on, so any replica can resume them.
   core.chunkLog.use(gateway.chunkLog);
   link.start();
