@@ -12,7 +12,7 @@ import { isDelivered, isRetryable, nextStep } from './retry-schedule.js';
 import type { WebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
 import { type WebhookAttempt, type WebhookDelivery, type WebhookDeliveryRef, type WebhookDeliveryView, viewWebhookDelivery, webhookDeliveryId } from './webhook-delivery.js';
 import { postWebhook } from './webhook-sender.js';
-import { webhookTarget } from './webhook-target.js';
+import { webhookTarget, type WebhookTargetSources } from './webhook-target.js';
 import type { WebhookSettings } from './webhook-settings.js';
 
 /** Run the next attempt of a delivery (if it is due and nobody else runs it). */
@@ -20,14 +20,8 @@ export interface WebhookDeliveryJob extends WebhookDeliveryRef {
   kind: 'webhook-delivery';
 }
 
-export interface CompletionWebhooksOptions {
+export interface CompletionWebhooksOptions extends WebhookTargetSources {
   repository: WebhookDeliveriesRepository;
-  agents: Pick<Agents, 'load'>;
-  /** The status rows, read for each attempt's body. */
-  rows: { get(eventId: string): Promise<AsyncRequestRecord | undefined> };
-  /** The row's `/status` view: the body POSTed. */
-  view: (row: AsyncRequestRecord) => AsyncRequestView;
-  accountCheck: AccountStatusCheck;
   settings: WebhookSettings;
   logger: Logger;
   now: () => Date;
