@@ -75,8 +75,8 @@ describe('token usage', () => {
     const result = await work();
     return { result, calls: stack.model.calls().slice(before).map((call) => call.usage!) };
   };
-  const storedMessages = async (agentId: string, key: string) =>
-    (await get<{ messages: StoredMessage[] }>(stack.agentUrl, `/agents/${agentId}/conversations/${encodeURIComponent(key)}`)).body.messages;
+  const storedMessages = async (agentId: string, key: string, bearer = secret) =>
+    (await get<{ messages: StoredMessage[] }>(stack.agentUrl, `/agents/${agentId}/conversations/${encodeURIComponent(key)}`, bearer)).body.messages;
   const usageRows = async (query = `?from=${today()}&to=${today()}`, bearer = secret) => get<{ usage: UsageRow[]; error?: { code: string; message: string } }>(stack.accountUrl, `/accounts/me/usage${query}`, bearer);
 
   it('records what the model reported, on the answer and the stored assistant message (Responses and Chat Completions)', async () => {
@@ -181,6 +181,11 @@ describe('token usage', () => {
     expect(calls).toHaveLength(2);
     const rows = (await usageRows(undefined, own.secret)).body.usage;
     expect(rows).toEqual([{ agentId: 'responder', day: today(), ...sum(calls), turns: 1 }]);
+    // The resumed run starts with the approved tool's result, made before its model call: each
+    // message is stored once, and the call's usage is on the assistant message it produced.
+    const messages = await storedMessages('responder', key, own.secret);
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
+    expect(messages.filter((message) => message.role === 'assistant').map((message) => message.usage)).toEqual(calls);
   });
 
   it('a turn that waits for an external tool sums both runs on /status', async () => {

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createOpenAI } from '@ai-sdk/openai';
-import { type ModelMessage, streamText, type UIMessageChunk } from 'ai';
+import { type ModelMessage, streamText, toUIMessageStream, type UIMessageChunk } from 'ai';
 import { requestUiMessageStream } from '../../cli/chat/ui-stream-reader.js';
 import { startPostgresServer, type PostgresServer } from '../../test/support/postgres-server.js';
 import { benchModelKey, startBenchStack, type BenchStack } from './bench-processes.js';
@@ -104,7 +104,7 @@ export async function runConversationLengthBench(options: { longMessages?: numbe
     const openai = createOpenAI({ apiKey: benchModelKey, baseURL: stack.modelBaseURL });
     const bare = async (messages: ModelMessage[]) => {
       const result = streamText({ model: openai.chat('fixture'), messages });
-      for await (const _ of result.toUIMessageStream()) {
+      for await (const _ of toUIMessageStream({ stream: result.stream })) {
         // read every chunk, as the harness client does
       }
     };

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/nats-core';
 import { createOpenAI } from '@ai-sdk/openai';
-import { streamText, type UIMessageChunk } from 'ai';
+import { streamText, toUIMessageStream, type UIMessageChunk } from 'ai';
 import { startFixtureModel } from '../../fixtures/model-server/fixture-model-server.js';
 import { silentLogger } from '../../server/core/logger.js';
 import { connectNats } from '../../server/nats/nats-connection.js';
@@ -135,7 +135,7 @@ export async function runNatsBench(words = 2000, latencySamples = 500, publishCh
     const bareTurn = async (): Promise<number> => {
       const result = streamText({ model: openai.chat('fixture'), messages: [{ role: 'user', content: `long: ${words}` }] });
       const times: number[] = [];
-      for await (const _ of result.toUIMessageStream()) times.push(performance.now());
+      for await (const _ of toUIMessageStream({ stream: result.stream })) times.push(performance.now());
       return (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000);
     };
     await bareTurn();

@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createOpenAI } from '@ai-sdk/openai';
-import { streamText, type UIMessageChunk } from 'ai';
+import { streamText, toUIMessageStream, type UIMessageChunk } from 'ai';
 import { requestUiMessageStream } from '../../cli/chat/ui-stream-reader.js';
 import { benchModelKey, startBenchStack } from './bench-processes.js';
 
@@ -90,7 +90,7 @@ export async function runTurnBench(sequentialTurns = 400, concurrentTurns = 1280
     const openai = createOpenAI({ apiKey: benchModelKey, baseURL: model.baseURL });
     const bare = async () => {
       const result = streamText({ model: openai.chat('fixture'), messages: [{ role: 'user', content: 'hello bench' }] });
-      for await (const _ of result.toUIMessageStream()) {
+      for await (const _ of toUIMessageStream({ stream: result.stream })) {
         // read every chunk, as the harness does
       }
     };

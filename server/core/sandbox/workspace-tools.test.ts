@@ -27,7 +27,7 @@ afterEach(async () => {
 
 async function approvalOf(tools: ToolSet, name: string): Promise<unknown> {
   const needsApproval = tools[name]?.needsApproval;
-  return typeof needsApproval === 'function' ? needsApproval({}, { toolCallId: 'call-1', messages: [] }) : needsApproval;
+  return typeof needsApproval === 'function' ? needsApproval({}, { toolCallId: 'call-1', messages: [], context: undefined }) : needsApproval;
 }
 
 describe('buildWorkspaceTools', () => {

@@ -18,7 +18,7 @@ function recordingLogger() {
   return { logger, lines };
 }
 
-const callOptions = { toolCallId: 'call-1', messages: [], abortSignal: new AbortController().signal };
+const callOptions = { toolCallId: 'call-1', messages: [], abortSignal: new AbortController().signal, context: undefined };
 
 describe('buildTools: the registry rules of the spec', () => {
   let search: FixtureSearchServer;

@@ -32,7 +32,7 @@ export class UnavailableTools {
   }
 
   /**
-   * For `streamText`'s `experimental_repairToolCall`: a call of an unknown tool in a missing group
+   * For `streamText`'s `repairToolCall`: a call of an unknown tool in a missing group
    * fails with its reason (the SDK turns it into the call's tool error, `Error repairing tool
    * call: <reason>`, and the turn goes on). Anything else keeps the SDK's own error.
    */

@@ -1,4 +1,4 @@
-import { NoOutputGeneratedError, stepCountIs, streamText, type ModelMessage, type StepResult, type ToolSet, type UIMessageChunk } from 'ai';
+import { isStepCount, NoOutputGeneratedError, streamText, toUIMessageStream, type ModelMessage, type StepResult, type ToolSet, type UIMessageChunk } from 'ai';
 import type { Agent } from '../agents/agent.js';
 import type { AgentModel } from '../model/language-model.js';
 import { modelTelemetry } from '../telemetry/model-telemetry.js';
@@ -51,6 +51,15 @@ function streamedCharacters(step: StepResult<ToolSet>): number {
   return step.text.length + (step.reasoningText?.length ?? 0) + step.toolCalls.reduce((sum, call) => sum + JSON.stringify(call.input ?? null).length, 0);
 }
 
+/**
+ * The messages of a cancelled pass's finished steps, with the messages made before its first
+ * call in front, as AI SDK 6's last step held them; none when no step finished.
+ */
+function finishedMessagesOf(initialMessages: ModelMessage[], steps: readonly StepResult<ToolSet>[]): ModelMessage[] {
+  if (steps.length === 0) return [];
+  return [...initialMessages, ...steps.flatMap((step) => step.response.messages)];
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -59,9 +68,15 @@ function errorMessage(error: unknown): string {
 export async function runModelPass(input: ModelPassInput): Promise<ModelPassResult> {
   const { agent, agentModel, signal, secrets, write } = input;
   let modelError: unknown;
-  // The messages come from `onFinish`: reading `result.response` would tee the model's
+  // The messages come from `onEnd`: reading `result.responseMessages` would tee the model's
   // stream once more and run every chunk through a second branch.
   let responseMessages: ModelMessage[] | undefined;
+  // The pass's messages made before its first model call: the results of the approved tools
+  // the SDK runs at the start of a pass that resumes after approval answers. AI SDK 7 keeps
+  // them out of every step's `response.messages` (which is that step's own messages only).
+  let initialMessages: ModelMessage[] = [];
+  // How many messages the pass has so far, for each step's `messageCount` (a running count).
+  let messageCount = 0;
   // Each model call's usage, for the assistant message it produced and the turn's total.
   const steps: StepUsage[] = [];
   // On a cancel: the steps that finished, and the step that was cut short (its text, its estimated usage).
@@ -72,11 +87,13 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   const stopCondition = () => (stoppedBeforeNextCall = input.stopBeforeNextCall());
   const stream = streamText({
     model: agentModel.model,
-    ...(agent.config.system ? { system: agent.config.system } : {}),
+    // The system prompt goes as `instructions`, never as a system message inside `messages`
+    // (AI SDK 7 refuses those): stored conversations hold no system message.
+    ...(agent.config.system ? { instructions: agent.config.system } : {}),
     messages: input.messages.map((stored) => stored.message),
     tools: input.tools,
-    ...(input.unavailableTools ? { experimental_repairToolCall: input.unavailableTools.repairFunction() } : {}),
-    stopWhen: [stepCountIs(input.maxSteps), stopCondition],
+    ...(input.unavailableTools ? { repairToolCall: input.unavailableTools.repairFunction() } : {}),
+    stopWhen: [isStepCount(input.maxSteps), stopCondition],
     maxRetries: input.maxRetries,
     abortSignal: signal,
     ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
@@ -84,16 +101,26 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     onError: ({ error }) => {
       modelError = error;
     },
-    onStepFinish: (step) => {
-      const finished = stepUsage(step);
+    prepareStep: ({ stepNumber, responseMessages: before }) => {
+      if (stepNumber === 0) {
+        initialMessages = [...before];
+        messageCount = initialMessages.length;
+      }
+      return undefined;
+    },
+    onStepEnd: (step) => {
+      messageCount += step.response.messages.length;
+      const finished = stepUsage(step, messageCount);
       // An error event mid-stream ends the step without the provider's usage: estimated.
       const failed = step.finishReason === 'error' && !hasTokens(finished.usage) ? inProgress.failedStepUsage(streamedCharacters(step), prompt) : undefined;
       if (failed) finished.usage = failed;
       steps.push(finished);
       input.callEnded(finished.usage);
     },
-    onFinish: ({ response }) => {
-      responseMessages = response.messages;
+    onEnd: (event) => {
+      // Every step's messages after the ones made before the first call (AI SDK 7: the
+      // event's `response` is the final step's alone).
+      responseMessages = event.responseMessages;
     },
     onAbort: ({ steps: finished }) => {
       finishedSteps = finished;
@@ -101,7 +128,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   });
   // `onError` also writes each tool's error (`tool-output-error`), which is the tool's own
   // message; the `error` chunk of a failed model call is described as one below.
-  const reader = stream.toUIMessageStream({ sendStart: false, sendFinish: false, sendSources: true, onError: (error) => scrubSecrets(errorMessage(error), secrets) }).getReader();
+  const reader = toUIMessageStream({ stream: stream.stream, tools: input.tools, sendStart: false, sendFinish: false, sendSources: true, onError: (error) => scrubSecrets(errorMessage(error), secrets) }).getReader();
   try {
     for (let next = await reader.read(); !next.done; next = await reader.read()) {
       const chunk = next.value;
@@ -120,13 +147,13 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   // A call cut short never got the provider's count, which comes with its last event: estimated.
   const cutShort = inProgress.cutShortUsage(prompt);
   if (cutShort) input.callEnded(cutShort);
-  // No `onFinish` and no error reported: the model produced no step at all (a cancel is not a failure).
+  // No `onEnd` and no error reported: the model produced no step at all (a cancel is not a failure).
   if (!signal.aborted && responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
   const finished = responseMessages as ModelMessage[] | undefined;
   return {
     ...(finished ? { responseMessages: finished } : {}),
     // A cancel that came after the model's last step keeps that step whole.
-    finishedMessages: finished ?? (finishedSteps as StepResult<ToolSet>[]).at(-1)?.response.messages ?? [],
+    finishedMessages: finished ?? finishedMessagesOf(initialMessages, finishedSteps),
     steps,
     ...(cutShort ? { cutShort } : {}),
     partialText: finished ? '' : inProgress.partialText,

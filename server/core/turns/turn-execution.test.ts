@@ -1,6 +1,6 @@
 import { tool, type Tool, type ToolSet, type UIMessageChunk } from 'ai';
-import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
-import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
@@ -28,7 +28,7 @@ import { type PassHolder, TurnExecution } from './turn-execution.js';
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 
-function textReply(text: string): LanguageModelV3StreamPart[] {
+function textReply(text: string): LanguageModelV4StreamPart[] {
   return [
     { type: 'stream-start', warnings: [] },
     { type: 'text-start', id: 't' },
@@ -38,7 +38,7 @@ function textReply(text: string): LanguageModelV3StreamPart[] {
   ];
 }
 
-function toolCall(toolName: string): LanguageModelV3StreamPart[] {
+function toolCall(toolName: string): LanguageModelV4StreamPart[] {
   return [
     { type: 'stream-start', warnings: [] },
     { type: 'tool-call', toolCallId: `call-${toolName}`, toolName, input: '{}' },
@@ -47,9 +47,9 @@ function toolCall(toolName: string): LanguageModelV3StreamPart[] {
 }
 
 /** A model that answers each call with the next scripted reply. */
-function scriptedModel(replies: (LanguageModelV3StreamPart[] | Error)[]): MockLanguageModelV3 {
+function scriptedModel(replies: (LanguageModelV4StreamPart[] | Error)[]): MockLanguageModelV4 {
   let call = 0;
-  return new MockLanguageModelV3({
+  return new MockLanguageModelV4({
     doStream: async () => {
       const reply = replies[Math.min(call++, replies.length - 1)]!;
       if (reply instanceof Error) throw reply;
@@ -65,7 +65,7 @@ describe('TurnExecution', () => {
     for (const storage of storages.splice(0)) await storage.close();
   });
 
-  async function prepare(options: { model: MockLanguageModelV3; tools?: (holder: PassHolder) => ToolSet; request?: Partial<TurnRequest>; budget?: RunTokenBudget }) {
+  async function prepare(options: { model: MockLanguageModelV4; tools?: (holder: PassHolder) => ToolSet; request?: Partial<TurnRequest>; budget?: RunTokenBudget }) {
     const storage = new LowdbStorage(folder.path);
     storages.push(storage);
     const conversations = new ConversationsRepository(storage.table<ConversationState>('conversations'));
@@ -222,9 +222,9 @@ describe('TurnExecution', () => {
   it('counts a call cut short by a cancel: estimated from the request and what it streamed', async () => {
     let streamed!: () => void;
     const started = new Promise<void>((resolve) => (streamed = resolve));
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: async ({ abortSignal }) => ({
-        stream: new ReadableStream<LanguageModelV3StreamPart>({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
           start(controller) {
             controller.enqueue({ type: 'stream-start', warnings: [] });
             controller.enqueue({ type: 'text-start', id: 't' });
@@ -252,9 +252,9 @@ describe('TurnExecution', () => {
   });
 
   it('counts a call that failed mid-stream, estimated, beside the failure', async () => {
-    const model = new MockLanguageModelV3({
+    const model = new MockLanguageModelV4({
       doStream: async () => ({
-        stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
+        stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
           { type: 'stream-start', warnings: [] },
           { type: 'text-start', id: 't' },
           { type: 'text-delta', id: 't', delta: 'y'.repeat(80) },

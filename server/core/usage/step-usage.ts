@@ -4,13 +4,16 @@ import { addUsage, type TokenUsage, usageFromModel } from './token-usage.js';
 /** One model call (an AI SDK step) of a model pass: its usage and where its messages end. */
 export interface StepUsage {
   usage: TokenUsage;
-  /** How many response messages the pass had after this step (the AI SDK's list is cumulative). */
+  /** How many response messages the pass had after this step (those made before its first call included). */
   messageCount: number;
 }
 
-/** What `onStepFinish` gives, reduced to what the usage needs. */
-export function stepUsage(step: { usage: LanguageModelUsage; response: { messages: readonly ModelMessage[] } }): StepUsage {
-  return { usage: usageFromModel(step.usage), messageCount: step.response.messages.length };
+/**
+ * What `onStepEnd` gives, reduced to what the usage needs. `messageCount` is the pass's
+ * running count: AI SDK 7's `step.response.messages` holds that step's messages only.
+ */
+export function stepUsage(step: { usage: LanguageModelUsage }, messageCount: number): StepUsage {
+  return { usage: usageFromModel(step.usage), messageCount };
 }
 
 /**

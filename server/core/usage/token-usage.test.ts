@@ -45,14 +45,8 @@ describe('usageFromModel', () => {
     expect(usageFromModel(positive)).toEqual({ inputTokens: 9, outputTokens: 3, totalTokens: 12, cachedInputTokens: 4 });
   });
 
-  it('reads the older flat fields, adds up a missing total, and counts nothing for a provider that reports nothing', () => {
-    expect(usageFromModel({ ...modelUsage({ inputTokens: 5, outputTokens: 6 }), cachedInputTokens: 2, reasoningTokens: 1 })).toEqual({
-      inputTokens: 5,
-      outputTokens: 6,
-      totalTokens: 11,
-      cachedInputTokens: 2,
-      reasoningTokens: 1,
-    });
+  it('adds up a missing total, and counts nothing for a provider that reports nothing', () => {
+    expect(usageFromModel(modelUsage({ inputTokens: 5, outputTokens: 6 }))).toEqual({ inputTokens: 5, outputTokens: 6, totalTokens: 11 });
     expect(usageFromModel(modelUsage({}))).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
     expect(usageFromModel(undefined)).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
   });

@@ -64,16 +64,17 @@ function addDetail(left: number | undefined, right: number | undefined): number 
 
 /**
  * The AI SDK's usage of one model call in our shape. A provider that reports no total gets
- * input plus output; the cache and reasoning details are read from the AI SDK 6 fields, or
- * from the older flat ones when only those are set.
+ * input plus output; the cache and reasoning details are read from the usage's
+ * `inputTokenDetails.cacheReadTokens` and `outputTokenDetails.reasoningTokens` (AI SDK 7
+ * dropped the older flat `cachedInputTokens` and `reasoningTokens`).
  */
 export function usageFromModel(usage: LanguageModelUsage | undefined): TokenUsage {
   if (!usage) return { ...noUsage };
   const inputTokens = count(usage.inputTokens);
   const outputTokens = count(usage.outputTokens);
   const totalTokens = usage.totalTokens === undefined ? inputTokens + outputTokens : count(usage.totalTokens);
-  const cached = reportedDetail(usage.inputTokenDetails?.cacheReadTokens ?? usage.cachedInputTokens, usage.raw, cachedKeys);
-  const reasoning = reportedDetail(usage.outputTokenDetails?.reasoningTokens ?? usage.reasoningTokens, usage.raw, reasoningKeys);
+  const cached = reportedDetail(usage.inputTokenDetails?.cacheReadTokens, usage.raw, cachedKeys);
+  const reasoning = reportedDetail(usage.outputTokenDetails?.reasoningTokens, usage.raw, reasoningKeys);
   return withDetails({ inputTokens, outputTokens, totalTokens }, cached, reasoning);
 }
 

@@ -4,5 +4,5 @@ import type { ToolSet } from 'ai';
 export async function callTool(tools: ToolSet, name: string, input: unknown): Promise<unknown> {
   const execute = tools[name]?.execute;
   if (!execute) throw new Error(`no tool ${name}`);
-  return execute(input, { toolCallId: 'call-1', messages: [] });
+  return execute(input, { toolCallId: 'call-1', messages: [], context: undefined });
 }
