@@ -154,7 +154,7 @@ describe('harness serve', () => {
         buffered += chunk.toString('utf8');
         if (buffered.includes('\n')) resolve(buffered.slice(0, buffered.indexOf('\n')));
       });
-      child.once('exit', (code) => reject(new Error(`serve exited early with ${code}`)));
+      child.nodeChildProcess.once('exit', (code) => reject(new Error(`serve exited early with ${code}`)));
     });
     const urls = JSON.parse(firstLine) as { accountUrl: string; agentUrl: string };
     const account = await request(urls.accountUrl);

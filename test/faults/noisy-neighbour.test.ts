@@ -131,7 +131,7 @@ describe('fault: a noisy neighbour', () => {
       ].join('\n'),
     );
 
-    expect(service.child.exitCode).toBeNull();
+    expect(service.child.nodeChildProcess.exitCode).toBeNull();
     expect(root).toBe(200);
     expect(Object.keys(loaded.statuses)).toEqual(['200']);
     expect(samples.worstMs).toBeLessThan(1_000);

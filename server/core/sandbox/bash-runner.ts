@@ -170,7 +170,7 @@ async function runInFolder(request: RunBashRequest, workingFolder: string, setti
       : async () => undefined;
     // Background processes left behind when bash exits would keep the pipes open and outlive
     // the call: a call is one-shot, so its whole group goes with it.
-    subprocess.once('exit', () => killProcessGroup(subprocess.pid));
+    subprocess.nodeChildProcess.once('exit', () => killProcessGroup(subprocess.pid));
     const result = await subprocess;
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', abort);
