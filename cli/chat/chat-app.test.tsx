@@ -23,12 +23,18 @@ const approvalRequest: UIMessageChunk[] = [
   { type: 'finish', messageMetadata: { status: 'awaiting_approval' } },
 ];
 
-/** Waits until the frame satisfies the check (the session streams asynchronously). */
+/**
+ * Waits until the frame satisfies the check (the session streams asynchronously). Ink 7+
+ * holds a lone Esc for a few milliseconds (the start of an escape sequence split across
+ * reads, in a real terminal), so after the quick turns of the event loop it waits on timers
+ * too, up to a generous bound.
+ */
 async function frameWhere(lastFrame: () => string | undefined, check: (frame: string) => boolean): Promise<string> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
+  const deadline = Date.now() + 5_000;
+  for (let attempt = 0; attempt < 200 || Date.now() < deadline; attempt += 1) {
     const frame = lastFrame() ?? '';
     if (check(frame)) return frame;
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => (attempt < 200 ? setImmediate(resolve) : setTimeout(resolve, 5)));
   }
   throw new Error(`frame never matched:\n${lastFrame()}`);
 }
