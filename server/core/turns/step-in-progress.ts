@@ -1,11 +1,48 @@
 import type { UIMessageChunk } from 'ai';
-import { estimatedCallUsage } from '../usage/estimated-usage.js';
+import { charactersPerToken, estimatedCallUsage, tokensOf } from '../usage/estimated-usage.js';
 import type { TokenUsage } from '../usage/token-usage.js';
+
+/**
+ * The account's daily token budget as a streaming model call sees it. Given only when a limit
+ * applies: with none, nothing is watched.
+ */
+export interface CallBudget {
+  /** The tokens the account may still use today, as far as this process knows (no storage read). */
+  remaining(): number;
+  /** The characters of the pass's request (asked once per pass, at the first look). */
+  requestCharacters(): number;
+  /** The call in progress has used what was left: stop it now. */
+  spent(): void;
+}
+
+/**
+ * Characters a call may stream between two looks at the budget even when much is left, so the
+ * calls of the account that end meanwhile (another turn, a subagent) are seen within about
+ * a thousand tokens.
+ */
+export const budgetLookEveryCharacters = 4 * 1024;
+
+/** Longest text kept of a step cut short, for a cancelled or stopped turn to store (see `StepInProgressOptions`). */
+export const defaultMaxPartialTextCharacters = 1024 * 1024;
+
+export interface StepInProgressOptions {
+  /** Stops the call once its estimate reaches what the budget has left; none: no limit applies. */
+  budget?: CallBudget;
+  /**
+   * Characters of the cut step's text kept for storage: the rest still streamed to the client
+   * and counted, but a cancel after minutes of an endless answer does not write megabytes to
+   * the conversation, the status row and every later request.
+   */
+  maxPartialTextCharacters?: number;
+}
 
 /**
  * Follows a model pass's stream for the step (model call) in progress: the text it streamed,
  * kept for a cancelled turn to store, and every character it streamed (text, reasoning, tool
- * input), to estimate a call that is cut short before the provider's usage arrives.
+ * input), to estimate a call that is cut short before the provider's usage arrives. With a
+ * budget, it stops the call once that estimate (request and output so far) reaches what the
+ * account has left: per chunk one add and one comparison, the budget looked at only when the
+ * step's first output comes and then every `budgetLookEveryCharacters` or when due.
  */
 export class StepInProgress {
   private open = false;
@@ -13,6 +50,15 @@ export class StepInProgress {
   private streamedInStep = 0;
   /** Characters earlier steps of the pass streamed: they are part of the next step's request. */
   private streamedBefore = 0;
+  /** The step's streamed characters at which the budget is looked at again (never without one). */
+  private lookAt: number;
+  private requestCharacters: number | undefined;
+  private readonly maxText: number;
+
+  constructor(private readonly options: StepInProgressOptions = {}) {
+    this.lookAt = options.budget ? 0 : Number.POSITIVE_INFINITY;
+    this.maxText = options.maxPartialTextCharacters ?? defaultMaxPartialTextCharacters;
+  }
 
   observe(chunk: UIMessageChunk): void {
     switch (chunk.type) {
@@ -20,6 +66,8 @@ export class StepInProgress {
         this.open = true;
         this.text = '';
         this.streamedInStep = 0;
+        // The step before it is counted now: look again with the new step's first output.
+        if (this.options.budget) this.lookAt = 0;
         return;
       case 'finish-step':
         this.open = false;
@@ -27,21 +75,37 @@ export class StepInProgress {
         this.streamedInStep = 0;
         return;
       case 'text-delta':
-        this.text += chunk.delta;
+        if (this.text.length < this.maxText) this.text += chunk.delta.length <= this.maxText - this.text.length ? chunk.delta : chunk.delta.slice(0, this.maxText - this.text.length);
         this.streamedInStep += chunk.delta.length;
-        return;
+        break;
       case 'reasoning-delta':
         this.streamedInStep += chunk.delta.length;
-        return;
+        break;
       case 'tool-input-delta':
         this.streamedInStep += chunk.inputTextDelta.length;
-        return;
+        break;
       default:
         return;
     }
+    if (this.streamedInStep >= this.lookAt) this.lookAtBudget();
   }
 
-  /** The text the last step started has streamed (the step in progress, when one is). */
+  /** Stops the call when its estimate reaches what is left, or says when to look again. */
+  private lookAtBudget(): void {
+    const budget = this.options.budget!;
+    this.requestCharacters ??= budget.requestCharacters();
+    // What the call's output may still use: the budget left, less the call's request.
+    const outputAllowed = budget.remaining() - tokensOf(this.requestCharacters + this.streamedBefore);
+    if (tokensOf(this.streamedInStep) >= outputAllowed) {
+      this.lookAt = Number.POSITIVE_INFINITY;
+      budget.spent();
+      return;
+    }
+    // The first character count whose tokens reach what is allowed, or the next regular look.
+    this.lookAt = Math.min((outputAllowed - 1) * charactersPerToken + 1, this.streamedInStep + budgetLookEveryCharacters);
+  }
+
+  /** The text the last step started has streamed (the step in progress, when one is), up to `maxPartialTextCharacters`. */
   get partialText(): string {
     return this.text;
   }

@@ -19,7 +19,7 @@ import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError } from './model-error.js';
-import { runModelPass } from './model-pass.js';
+import { type ModelPassResult, runModelPass } from './model-pass.js';
 import { finishChunk, runUsage, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
 import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
@@ -68,6 +68,12 @@ export interface PreparedTurn {
   /** Releases the conversation's lock. */
   release: () => void;
   holder: PassHolder;
+}
+
+/** What a pass the budget stopped mid-call leaves: its finished steps' messages, then the text the stopped call streamed. */
+function keptAfterBudgetStop(pass: ModelPassResult): ModelMessage[] {
+  if (pass.responseMessages) return pass.responseMessages;
+  return pass.partialText === '' ? pass.finishedMessages : [...pass.finishedMessages, { role: 'assistant', content: [{ type: 'text', text: pass.partialText }] }];
 }
 
 const defaultDenialReason = (toolName: string) => `${toolName} needs an approval, and approvals cannot be given here.`;
@@ -207,15 +213,18 @@ export class TurnExecution {
         signal,
         telemetry: { accountId: request.accountId, agentId: request.agentId, turnId },
         secrets: this.secrets,
-        // Checked at each step boundary: once the budget is spent, no further model call.
+        // Watched while a call streams, and checked at each step boundary: once spent, no further model call.
+        ...(this.turn.budget?.limited ? { budget: this.turn.budget } : {}),
         stopBeforeNextCall: () => this.turn.budget?.exhausted() ?? false,
         callEnded: (usage) => this.usage.callEnded(usage),
         write,
       });
-      const { responseMessages, steps, cutShort, modelError } = modelPass;
+      const { steps, cutShort, modelError } = modelPass;
       if (signal.aborted) return this.finishCancelled(asyncPass, modelPass.finishedMessages, modelPass.partialText, steps, cutShort);
+      const responseMessages = modelPass.budgetSpentMidCall ? keptAfterBudgetStop(modelPass) : modelPass.responseMessages;
       let timestamp = now().toISOString();
-      const usages = usagePerMessage(responseMessages ?? [], steps);
+      // The call the budget stopped goes on the text it streamed.
+      const usages = usagePerMessage(responseMessages ?? [], cutShort ? [...steps, { usage: cutShort, messageCount: responseMessages?.length ?? 0 }] : steps);
       for (const [index, message] of (responseMessages ?? []).entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
       this.countCalls(steps, cutShort);
       const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp, this.turn.eventId);
@@ -247,7 +256,7 @@ export class TurnExecution {
         write({ type: 'data-approval-denied', data: { toolCallId: approval.toolCallId, toolName: approval.toolName, reason: approval.reason ?? '' } } as UIMessageChunk);
       }
       if (asyncPass.hasExternalCalls()) return this.waitForExternal(asyncPass);
-      if (modelPass.stoppedBeforeNextCall) return this.stopForBudget(false);
+      if (modelPass.stoppedBeforeNextCall || modelPass.budgetSpentMidCall) return this.stopForBudget(false);
       if (settled.length > 0 || denied.length > 0) continue;
       return requested.length > 0 ? 'awaiting_approval' : 'completed';
     }
