@@ -1,5 +1,6 @@
 import { NoOutputGeneratedError, stepCountIs, streamText, type ModelMessage, type StepResult, type ToolSet, type UIMessageChunk } from 'ai';
 import type { Agent } from '../agents/agent.js';
+import { UpstreamError } from '../errors.js';
 import type { AgentModel } from '../model/language-model.js';
 import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
@@ -18,6 +19,8 @@ export interface ModelPassInput {
   messages: readonly { message: ModelMessage }[];
   maxSteps: number;
   maxRetries: number;
+  /** The characters one model call may stream (`HARNESS_TURN_MAX_ANSWER_CHARACTERS`): past it the call is stopped and fails. */
+  maxAnswerCharacters: number;
   signal: AbortSignal;
   telemetry: { accountId: string; agentId: string; turnId: string };
   secrets: string[];
@@ -90,7 +93,14 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
       passAbort.abort(new DOMException("The account's daily token budget is spent.", 'AbortError'));
     },
   };
-  const inProgress = new StepInProgress(budget ? { budget } : {});
+  const { maxAnswerCharacters } = input;
+  // The model's failure, whatever the SDK reports for the abort.
+  let tooLong: UpstreamError | undefined;
+  const answerTooLong = () => {
+    tooLong = new UpstreamError(`the model's answer exceeded ${maxAnswerCharacters} characters`);
+    passAbort.abort(tooLong);
+  };
+  const inProgress = new StepInProgress({ ...(budget ? { budget } : {}), maxAnswerCharacters, answerTooLong });
   let stoppedBeforeNextCall = false;
   const stopCondition = () => (stoppedBeforeNextCall = input.stopBeforeNextCall());
   const stream = streamText({
@@ -142,12 +152,14 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   } finally {
     signal.removeEventListener('abort', followTurn);
   }
+  if (tooLong) modelError = tooLong;
   // A call cut short never got the provider's count, which comes with its last event: estimated.
   const cutShort = inProgress.cutShortUsage(prompt);
   if (cutShort) input.callEnded(cutShort);
   // No `onFinish` and no error reported: the model produced no step at all (a cancel is not a failure).
   if (!passAbort.signal.aborted && responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
-  const finished = responseMessages as ModelMessage[] | undefined;
+  // An answer over the bound is not kept, even when its last chunks made it to the end.
+  const finished = tooLong ? undefined : (responseMessages as ModelMessage[] | undefined);
   return {
     ...(finished ? { responseMessages: finished } : {}),
     // A cancel that came after the model's last step keeps that step whole.

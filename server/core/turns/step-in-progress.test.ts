@@ -22,7 +22,7 @@ describe('StepInProgress', () => {
   });
 });
 
-describe('StepInProgress with a budget', () => {
+describe('StepInProgress with limits', () => {
   const delta = (characters: number) => ({ type: 'text-delta' as const, id: 't', delta: 'x'.repeat(characters) });
 
   it('stops the call once the request and its output reach what the budget has left, looking at the budget only now and then', () => {
@@ -65,8 +65,21 @@ describe('StepInProgress with a budget', () => {
     expect(stopped).toBe(true);
   });
 
-  it('keeps at most maxPartialTextCharacters of the cut text, still counting all of it', () => {
-    const step = new StepInProgress({ maxPartialTextCharacters: 10 });
+  it('stops a call that streams more than maxAnswerCharacters (text, reasoning, tool input), once', () => {
+    let tooLong = 0;
+    const step = new StepInProgress({ maxAnswerCharacters: 100, answerTooLong: () => (tooLong += 1) });
+    step.observe({ type: 'start-step' });
+    step.observe(delta(60));
+    step.observe({ type: 'reasoning-delta', id: 'r', delta: 'x'.repeat(40) });
+    expect(tooLong).toBe(0);
+    step.observe({ type: 'tool-input-delta', toolCallId: 'c', inputTextDelta: 'x' });
+    expect(tooLong).toBe(1);
+    step.observe(delta(60));
+    expect(tooLong).toBe(1);
+  });
+
+  it('keeps at most maxAnswerCharacters of the cut text, still counting all of it', () => {
+    const step = new StepInProgress({ maxAnswerCharacters: 10 });
     step.observe({ type: 'start-step' });
     step.observe({ type: 'text-delta', id: 't', delta: 'abcdef' });
     step.observe({ type: 'text-delta', id: 't', delta: 'ghijkl' });

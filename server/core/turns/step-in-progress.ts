@@ -1,6 +1,7 @@
 import type { UIMessageChunk } from 'ai';
 import { charactersPerToken, estimatedCallUsage, tokensOf } from '../usage/estimated-usage.js';
 import type { TokenUsage } from '../usage/token-usage.js';
+import { defaultTurnSettings } from './turn-settings.js';
 
 /**
  * The account's daily token budget as a streaming model call sees it. Given only when a limit
@@ -22,27 +23,27 @@ export interface CallBudget {
  */
 export const budgetLookEveryCharacters = 4 * 1024;
 
-/** Longest text kept of a step cut short, for a cancelled or stopped turn to store (see `StepInProgressOptions`). */
-export const defaultMaxPartialTextCharacters = 1024 * 1024;
-
 export interface StepInProgressOptions {
   /** Stops the call once its estimate reaches what the budget has left; none: no limit applies. */
   budget?: CallBudget;
   /**
-   * Characters of the cut step's text kept for storage: the rest still streamed to the client
-   * and counted, but a cancel after minutes of an endless answer does not write megabytes to
-   * the conversation, the status row and every later request.
+   * The characters one call may stream (`HARNESS_TURN_MAX_ANSWER_CHARACTERS`); past it
+   * `answerTooLong` is called once. Also the most text a cut step keeps: a cancel after minutes
+   * of an endless answer does not write megabytes to the conversation, the status row and every
+   * later request (25 MiB kept took the event loop 0.6 s to save).
    */
-  maxPartialTextCharacters?: number;
+  maxAnswerCharacters?: number;
+  answerTooLong?: () => void;
 }
 
 /**
  * Follows a model pass's stream for the step (model call) in progress: the text it streamed,
  * kept for a cancelled turn to store, and every character it streamed (text, reasoning, tool
- * input), to estimate a call that is cut short before the provider's usage arrives. With a
- * budget, it stops the call once that estimate (request and output so far) reaches what the
- * account has left: per chunk one add and one comparison, the budget looked at only when the
- * step's first output comes and then every `budgetLookEveryCharacters` or when due.
+ * input), to estimate a call that is cut short before the provider's usage arrives. It stops
+ * the call once it streams more than `maxAnswerCharacters`, and with a budget, once its
+ * estimate (request and output so far) reaches what the account has left: per chunk one add
+ * and one comparison, the budget looked at only when the step's first output comes and then
+ * every `budgetLookEveryCharacters` or when due.
  */
 export class StepInProgress {
   private open = false;
@@ -50,14 +51,20 @@ export class StepInProgress {
   private streamedInStep = 0;
   /** Characters earlier steps of the pass streamed: they are part of the next step's request. */
   private streamedBefore = 0;
-  /** The step's streamed characters at which the budget is looked at again (never without one). */
+  /** The step's streamed characters at which its limits are looked at again. */
   private lookAt: number;
+  private stopped = false;
   private requestCharacters: number | undefined;
   private readonly maxText: number;
 
   constructor(private readonly options: StepInProgressOptions = {}) {
-    this.lookAt = options.budget ? 0 : Number.POSITIVE_INFINITY;
-    this.maxText = options.maxPartialTextCharacters ?? defaultMaxPartialTextCharacters;
+    this.maxText = options.maxAnswerCharacters ?? defaultTurnSettings.maxAnswerCharacters;
+    this.lookAt = this.firstLook();
+  }
+
+  /** A step's first look: with its first output when a budget applies, else past the answer's bound. */
+  private firstLook(): number {
+    return this.stopped ? Number.POSITIVE_INFINITY : this.options.budget ? 0 : this.maxText + 1;
   }
 
   observe(chunk: UIMessageChunk): void {
@@ -67,7 +74,7 @@ export class StepInProgress {
         this.text = '';
         this.streamedInStep = 0;
         // The step before it is counted now: look again with the new step's first output.
-        if (this.options.budget) this.lookAt = 0;
+        this.lookAt = this.firstLook();
         return;
       case 'finish-step':
         this.open = false;
@@ -87,25 +94,33 @@ export class StepInProgress {
       default:
         return;
     }
-    if (this.streamedInStep >= this.lookAt) this.lookAtBudget();
+    if (this.streamedInStep >= this.lookAt) this.lookAtLimits();
   }
 
-  /** Stops the call when its estimate reaches what is left, or says when to look again. */
-  private lookAtBudget(): void {
-    const budget = this.options.budget!;
+  /** Stops the call when it is too long or its estimate reaches what the budget has left, or says when to look again. */
+  private lookAtLimits(): void {
+    if (this.streamedInStep > this.maxText) return this.stop(this.options.answerTooLong);
+    const budget = this.options.budget;
+    if (!budget) {
+      this.lookAt = this.maxText + 1;
+      return;
+    }
     this.requestCharacters ??= budget.requestCharacters();
     // What the call's output may still use: the budget left, less the call's request.
     const outputAllowed = budget.remaining() - tokensOf(this.requestCharacters + this.streamedBefore);
-    if (tokensOf(this.streamedInStep) >= outputAllowed) {
-      this.lookAt = Number.POSITIVE_INFINITY;
-      budget.spent();
-      return;
-    }
-    // The first character count whose tokens reach what is allowed, or the next regular look.
-    this.lookAt = Math.min((outputAllowed - 1) * charactersPerToken + 1, this.streamedInStep + budgetLookEveryCharacters);
+    if (tokensOf(this.streamedInStep) >= outputAllowed) return this.stop(() => budget.spent());
+    // The first character count whose tokens reach what is allowed, the next regular look, or the answer's bound.
+    this.lookAt = Math.min((outputAllowed - 1) * charactersPerToken + 1, this.streamedInStep + budgetLookEveryCharacters, this.maxText + 1);
   }
 
-  /** The text the last step started has streamed (the step in progress, when one is), up to `maxPartialTextCharacters`. */
+  /** Once: the chunks already on their way when the call is stopped change nothing. */
+  private stop(stopCall: (() => void) | undefined): void {
+    this.stopped = true;
+    this.lookAt = Number.POSITIVE_INFINITY;
+    stopCall?.();
+  }
+
+  /** The text the last step started has streamed (the step in progress, when one is), up to `maxAnswerCharacters`. */
   get partialText(): string {
     return this.text;
   }

@@ -22,6 +22,7 @@ import { describeModelError } from './model-error.js';
 import { type ModelPassResult, runModelPass } from './model-pass.js';
 import { finishChunk, runUsage, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
+import { defaultTurnSettings } from './turn-settings.js';
 import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
 
 /** What the execution of passes needs from the rest of the core, given once by the runner. */
@@ -32,6 +33,8 @@ export interface TurnExecutionServices {
   defaultMaxSteps: number;
   /** Retries of a failed model call (the AI SDK's `maxRetries`). */
   modelMaxRetries: number;
+  /** The characters one model call may stream (`HARNESS_TURN_MAX_ANSWER_CHARACTERS`; default 1 Mi). */
+  maxAnswerCharacters?: number;
   /** Bound on waiting for same-invocation work in one turn. */
   sameInvocationTimeoutMs: number;
   asyncResults: AsyncToolResultsRepository;
@@ -210,6 +213,7 @@ export class TurnExecution {
         messages: state.messages,
         maxSteps,
         maxRetries: this.services.modelMaxRetries,
+        maxAnswerCharacters: this.services.maxAnswerCharacters ?? defaultTurnSettings.maxAnswerCharacters,
         signal,
         telemetry: { accountId: request.accountId, agentId: request.agentId, turnId },
         secrets: this.secrets,
