@@ -56,6 +56,12 @@ export interface ModelPassResult {
   budgetSpentMidCall: boolean;
 }
 
+/** What a pass the budget stopped mid-call leaves: its finished steps' messages, then the text the stopped call streamed. */
+export function keptAfterBudgetStop(pass: ModelPassResult): ModelMessage[] {
+  if (pass.responseMessages) return pass.responseMessages;
+  return pass.partialText === '' ? pass.finishedMessages : [...pass.finishedMessages, { role: 'assistant', content: [{ type: 'text', text: pass.partialText }] }];
+}
+
 /** What a finished step streamed: its text, its reasoning and its tool calls' input. */
 function streamedCharacters(step: StepResult<ToolSet>): number {
   return step.text.length + (step.reasoningText?.length ?? 0) + step.toolCalls.reduce((sum, call) => sum + JSON.stringify(call.input ?? null).length, 0);

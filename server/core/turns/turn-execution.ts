@@ -1,83 +1,24 @@
-import { generateId, type ModelMessage, type ToolSet, type UIMessageChunk } from 'ai';
-import type { Agent } from '../agents/agent.js';
-import { type AsyncRequestTransitions, cancelledReason } from '../async-requests/async-request-transitions.js';
+import { generateId, type ModelMessage, type UIMessageChunk } from 'ai';
+import { cancelledReason } from '../async-requests/async-request-transitions.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
 import { type DeliveryMetadata, groupIdOfResult } from '../async-tools/async-tool-result.js';
-import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
-import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
-import type { ApprovalRecord, ConversationState } from '../conversations/conversation.js';
-import type { RunningTurns } from '../coordination/running-turns.js';
-import type { Logger } from '../logger.js';
-import type { AgentModel } from '../model/language-model.js';
+import type { ApprovalRecord } from '../conversations/conversation.js';
 import { collectSecretValues } from '../secrets/redaction.js';
-import type { UnavailableTools } from '../tools/unavailable-tools.js';
-import type { AccountUsage } from '../usage/account-usage.js';
-import type { RunTokenBudget } from '../usage/run-token-budget.js';
 import { type StepUsage, usagePerMessage } from '../usage/step-usage.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError } from './model-error.js';
-import { type ModelPassResult, runModelPass } from './model-pass.js';
+import { keptAfterBudgetStop, runModelPass } from './model-pass.js';
 import { finishChunk, runUsage, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
 import { defaultTurnSettings } from './turn-settings.js';
-import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
+import type { PreparedTurn, TurnExecutionServices } from './turn-execution-inputs.js';
+import { followCancels, openTurnStream } from './turn-stream.js';
+import type { StartedTurn, TurnResult } from './turn-types.js';
 
-/** What the execution of passes needs from the rest of the core, given once by the runner. */
-export interface TurnExecutionServices {
-  logger: Logger;
-  now: () => Date;
-  /** Steps per model pass when the agent sets no `maxSteps`. */
-  defaultMaxSteps: number;
-  /** Retries of a failed model call (the AI SDK's `maxRetries`). */
-  modelMaxRetries: number;
-  /** The characters one model call may stream (`HARNESS_TURN_MAX_ANSWER_CHARACTERS`; default 1 Mi). */
-  maxAnswerCharacters?: number;
-  /** Bound on waiting for same-invocation work in one turn. */
-  sameInvocationTimeoutMs: number;
-  asyncResults: AsyncToolResultsRepository;
-  completions: Pick<AsyncToolCompletions, 'settleInProcess' | 'seal' | 'cancelGroup'>;
-  statusRows: Pick<AsyncRequestTransitions, 'waitForAsyncTools' | 'cancel'>;
-  /** Where a running turn registers, so that a cancel request (from any replica) stops it (none: turns cannot be cancelled). */
-  runningTurns?: RunningTurns;
-  /** Conditional write of the conversation; returns the new version. */
-  save(state: ConversationState, version: number | null): Promise<number>;
-  /** Where each run's token usage is counted per account, agent and day (none: not counted). */
-  usage?: Pick<AccountUsage, 'record'>;
-}
-
-/** Points an async-wrapped tool at the async pass that is running when it is called. */
-export interface PassHolder {
-  current?: AsyncPass;
-}
-
-/** One turn, ready to run: the conversation is locked and the input applied. */
-export interface PreparedTurn {
-  request: TurnRequest;
-  agent: Agent;
-  agentModel: AgentModel;
-  tools: ToolSet;
-  /** Tools the turn could not offer (an MCP server that was down), so a call of one answers why. */
-  unavailableTools?: UnavailableTools;
-  /** The account's daily token budget as this run opened it, checked before each model call (none: no budget kept). */
-  budget?: RunTokenBudget;
-  state: ConversationState;
-  version: number | null;
-  turnId: string;
-  eventId: string;
-  firstNewMessage: number;
-  /** Releases the conversation's lock. */
-  release: () => void;
-  holder: PassHolder;
-}
-
-/** What a pass the budget stopped mid-call leaves: its finished steps' messages, then the text the stopped call streamed. */
-function keptAfterBudgetStop(pass: ModelPassResult): ModelMessage[] {
-  if (pass.responseMessages) return pass.responseMessages;
-  return pass.partialText === '' ? pass.finishedMessages : [...pass.finishedMessages, { role: 'assistant', content: [{ type: 'text', text: pass.partialText }] }];
-}
+export type { PassHolder, PreparedTurn, TurnExecutionServices } from './turn-execution-inputs.js';
 
 const defaultDenialReason = (toolName: string) => `${toolName} needs an approval, and approvals cannot be given here.`;
 
@@ -123,37 +64,9 @@ export class TurnExecution {
     const result = new Promise<TurnResult>((resolve) => {
       resolveResult = resolve;
     });
-    // One stream layer of our own (rather than `createUIMessageStream`, which adds a
-    // transform per chunk): every chunk of every model pass is enqueued straight into it.
-    let controller!: ReadableStreamDefaultController<UIMessageChunk>;
-    const stream = new ReadableStream<UIMessageChunk>({
-      start(streamController) {
-        controller = streamController;
-      },
-    });
-    const write = (chunk: UIMessageChunk) => {
-      try {
-        controller.enqueue(chunk);
-      } catch {
-        // The reader cancelled the stream; the turn still runs to its end and is stored.
-      }
-    };
-    const { request, turnId, eventId } = this.turn;
-    const registered = this.services.runningTurns?.register(
-      { turnId, eventId, accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey },
-      // An `AbortError`: what fetch, child processes and the AI SDK recognise as a deliberate stop.
-      () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError')),
-    );
-    const followCaller = () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError'));
-    if (request.signal?.aborted) followCaller();
-    else request.signal?.addEventListener('abort', followCaller, { once: true });
-    let unregistered = false;
-    const unregister = () => {
-      if (unregistered) return;
-      unregistered = true;
-      request.signal?.removeEventListener('abort', followCaller);
-      registered?.();
-    };
+    const { stream, write, close } = openTurnStream();
+    const { turnId, eventId } = this.turn;
+    const unregister = followCancels(this.turn, this.services.runningTurns, this.cancel);
     const execute = async () => {
       let final: TurnResult | undefined;
       try {
@@ -179,11 +92,7 @@ export class TurnExecution {
         this.usage.close();
         this.turn.release();
         resolveResult(final ?? turnResult(this.outcome, 'failed'));
-        try {
-          controller.close();
-        } catch {
-          // Already cancelled by the reader.
-        }
+        close();
       }
     };
     void execute();
