@@ -88,7 +88,7 @@ describe('fault: a noisy neighbour', () => {
     const quietWebhooks = [await probe.webhookDelay('quiet-hook-1'), await probe.webhookDelay('quiet-hook-2')];
 
     // Loaded: the attacker floods for floodMs while the victim goes on.
-    const sampler = startServiceSampler(`${service.agentUrl}/`, service.child.pid!);
+    const sampler = await startServiceSampler(`${service.agentUrl}/`, service.child.pid!);
     const flood = new AbortController();
     const floodEnds = Date.now() + floodMs;
     const stopFlood = setTimeout(() => flood.abort(), floodMs);
