@@ -63,8 +63,9 @@ describe('NATS gateway replicas on a 3-server cluster', () => {
     const live = await inbox.untilFinal();
     inbox.close();
     expect(textOf(live)).toBe(words(300));
+    // Five at once: the per-turn limit of concurrent replays (HARNESS_LIMIT_RESUMES_PER_TURN).
     const answers = await Promise.all(
-      Array.from({ length: 6 }, async () => {
+      Array.from({ length: 5 }, async () => {
         const replayInbox = new TestInbox(connection, alice.nats.inboxPrefix);
         await replayInbox.request(replayRequestSubject(alice.accountId, 'echo'), alice.secret, { conversationKey: 'replayed', afterSequence: 0 });
         const replayed = await replayInbox.untilReplayEnd();

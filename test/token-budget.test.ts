@@ -71,7 +71,9 @@ describe('daily token budget on every model call', () => {
 
   it('stops a multi-step tool loop at the step boundary once the budget is spent: finish budget_exhausted, what streamed is kept', async () => {
     const own = await account('looper', { looper: { tools: { alphaSearch: { apiKey: searchKey, maxResults: 1 } } } });
-    await own.limit(1);
+    // Over the first call's estimate while it streams (~22 tokens: the messages and the tool input,
+    // so it is not stopped mid-call), under what the fixture reports for it (145, tool definitions included).
+    await own.limit(100);
     let chunks: UIMessageChunk[] = [];
     // Without the check the loop made 4 calls (3 searches and the answer).
     const calls = await modelCalls(async () => {
@@ -138,7 +140,8 @@ describe('daily token budget on every model call', () => {
       talker: {},
       boss: { subagent: { agents: { talker: { description: 'Talks' } } } },
     });
-    await own.limit(1);
+    // Over each call's estimate while it streams (the boss's ~50, the subagent's ~10), under the two calls' reported 296.
+    await own.limit(100);
     let chunks: UIMessageChunk[] = [];
     // Without the checks: the boss, the subagent, the boss again (its second subagent refused) and its answer, 4 calls.
     const calls = await modelCalls(async () => {
@@ -150,6 +153,29 @@ describe('daily token budget on every model call', () => {
     expect(finishOf(chunks)).toMatchObject({ status: 'failed', finishReason: 'budget_exhausted' });
     const rows = await todaysUsage(own.secret);
     expect(rows.map((row) => row.agentId).sort()).toEqual(['boss', 'talker']);
+  });
+
+  it('an endless model call stops at the budget: the day ends within the budget and one chunk, the finish says budget_exhausted', async () => {
+    const limit = 20_000;
+    const own = await account('endless', { endless: { provider: stack.provider('chat') } });
+    await own.limit(limit);
+    stack.model.resetCalls();
+    const response = await stack.chat(own.secret, 'endless', { conversationKey: 'k', message: 'endless' }, 'text/event-stream');
+    expect(response.status).toBe(200);
+    const chunks = await collectChunks(response);
+    expect(finishOf(chunks)).toMatchObject({ status: 'failed', finishReason: 'budget_exhausted', error: { code: 'rate_limited' } });
+    // Before the in-call watch the call ran to HARNESS_MODEL_MAX_RESPONSE_BYTES: ~8.3 million tokens booked.
+    const [row] = await todaysUsage(own.secret);
+    expect(row!.totalTokens).toBeGreaterThanOrEqual(limit);
+    expect(row!.totalTokens).toBeLessThan(limit + 2_000);
+    expect(row!.estimatedTokens).toBe(row!.totalTokens);
+    // What streamed is kept: the text the client saw is the stored answer, and the service hung up on the model.
+    const streamed = chunks.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.delta] : [])).join('');
+    const stored = (await requestJson<{ messages: { role: string; content: unknown }[] }>(`${stack.agentUrl}/agents/endless/conversations/k`, { secret: own.secret })).body.messages;
+    expect(stored.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(JSON.stringify(stored[1]!.content)).toContain(streamed.slice(-100));
+    const [call] = stack.model.calls();
+    await waitUntil('the service to hang up on the endless model', () => (call?.endless?.clientGone ? true : undefined));
   });
 
   it('counts a cancelled streaming call: the tokens it streamed reach the day and /status, marked estimated', async () => {

@@ -40,6 +40,7 @@ import { TurnAdmission } from './turns/turn-admission.js';
 import { RunCancellation } from './turns/run-cancellation.js';
 import type { RunningTurns } from './coordination/running-turns.js';
 import { TurnRunner } from './turns/turn-runner.js';
+import { type TurnSettings, turnSettingsFromEnvironment } from './turns/turn-settings.js';
 import type { BubblewrapStatus } from './sandbox/bubblewrap-probe.js';
 import type { CgroupSupport } from './sandbox/sandbox-cgroups.js';
 import { type SandboxSettings, sandboxSettingsFromEnvironment } from './sandbox/sandbox-settings.js';
@@ -94,6 +95,8 @@ export interface HarnessCoreOptions {
   outbound?: OutboundSettings;
   /** Bounds on one model call's answer; default: `HARNESS_MODEL_MAX_RESPONSE_BYTES` and `HARNESS_MODEL_MAX_RESPONSE_MS`. */
   model?: ModelSettings;
+  /** Bounds on what a turn's model calls leave behind; default: `HARNESS_TURN_*`. */
+  turns?: TurnSettings;
   /** Bounds on channel providers' API answers; default: `HARNESS_CHANNEL_*`. */
   channelSettings?: ChannelSettings;
   /** Who may sign up and how often; default: `HARNESS_SIGNUP` and `HARNESS_LIMIT_SIGNUPS_PER_MINUTE`. */
@@ -216,6 +219,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
       now,
       defaultMaxSteps: 8,
       modelMaxRetries: options.modelMaxRetries ?? 2,
+      maxAnswerCharacters: (options.turns ?? turnSettingsFromEnvironment()).maxAnswerCharacters,
       sameInvocationTimeoutMs: options.sameInvocationTimeoutMs ?? 300_000,
       asyncResults: asyncRepository,
       completions: asyncCompletions,

@@ -18,9 +18,8 @@ import type { NatsLink, NatsLinkState } from './nats-link.js';
 import { authorizationHeader } from './nats-protocol.js';
 import { chatRequestWildcard, gatewayQueueGroup, parseRequestSubject, replayRequestWildcard, type RequestSubject } from './nats-subjects.js';
 import { ChunkPublisher, type ChunkStreamState } from './chunk-publisher.js';
-import { ChunkRetentionShare } from './chunk-retention-share.js';
-import { defaultMaxBytesPerAccount, defaultChunkRetentionSettings, type ChunkRetentionSettings } from './chunk-retention-settings.js';
-import { ChunkSubjectPurger } from './chunk-subject-purger.js';
+import { createChunkRetention } from './chunk-retention.js';
+import type { ChunkRetentionSettings } from './chunk-retention-settings.js';
 import { JetStreamChunkLog } from './jetstream-chunk-log.js';
 import { defaultReplayRetention, ensureReplayStream, replayEndHeaders, serveReplay, type ChunkTarget, type ReplayRetention } from './stream-replay.js';
 
@@ -112,13 +111,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   /** The chunk stream on the connection it is prepared for; `settled` once it is ready or given up. */
   let stream: { connection: NatsConnection; state: ChunkStreamState; settled: Promise<void> } | undefined;
   const retention = options.retention ?? defaultReplayRetention;
-  // One account storing a lot loses its own oldest turns, not everyone's (the stream discards the oldest once full).
-  const purger = new ChunkSubjectPurger({ connection: () => link.current(), logger });
-  const share = new ChunkRetentionShare({
-    ...(options.retentionShare ?? { ...defaultChunkRetentionSettings, maxBytesPerAccount: defaultMaxBytesPerAccount(retention) }),
-    maxAgeMilliseconds: retention.maxAgeMilliseconds,
-    purge: (subject) => purger.purge(subject),
-  });
+  const shared = createChunkRetention({ retention, ...(options.retentionShare === undefined ? {} : { settings: options.retentionShare }), connection: () => link.current(), logger });
   const publisher = new ChunkPublisher({
     connection: () => link.current(),
     ready: () => readyOn !== undefined && readyOn === link.current(),
@@ -126,7 +119,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     logger,
     // A store of several chunks must fit in one stream message.
     maxStoreBytes: Math.min(64 * 1024, retention.maxMessageBytes),
-    stored: (store) => share.stored(store),
+    stored: (store) => shared.stored(store),
   });
 
   function track(work: Promise<void>): void {
@@ -341,7 +334,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
     idle: async () => {
       while (running.size > 0) await Promise.allSettled([...running]);
       await publisher.idle();
-      await purger.idle();
+      await shared.idle();
     },
     async close(): Promise<void> {
       closed = true;

@@ -9,6 +9,7 @@ import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limi
 import type { OutboundSettings } from '../../server/core/outbound/outbound-settings.js';
 import type { McpSettings } from '../../server/core/mcp/mcp-settings.js';
 import type { ModelSettings } from '../../server/core/model/model-settings.js';
+import type { TurnSettings } from '../../server/core/turns/turn-settings.js';
 import type { WebhookSettings } from '../../server/core/completion-webhooks/webhook-settings.js';
 import type { SchedulerClock } from '../../server/core/cron-jobs/scheduler-clock.js';
 import { openTestStorage } from './test-storage.js';
@@ -76,6 +77,8 @@ export interface ChatStackOptions {
   mcp?: McpSettings;
   /** Bounds on one model call's answer (default: the defaults, whatever the environment holds). */
   model?: ModelSettings;
+  /** Bounds on what a turn's model calls leave behind (default: the defaults, whatever the environment holds). */
+  turns?: TurnSettings;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -108,6 +111,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       ...(options.cronClock ? { cronClock: options.cronClock } : {}),
       ...(options.mcp ? { mcp: options.mcp } : {}),
       ...(options.model ? { model: options.model } : {}),
+      ...(options.turns ? { turns: options.turns } : {}),
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });

@@ -1,7 +1,5 @@
-import { AccountDisabledError, type AccountStatusCheck } from '../accounts/account-status.js';
-import type { Agents } from '../agents/agents.js';
+import { AccountDisabledError } from '../accounts/account-status.js';
 import { type AsyncRequestRecord, type AsyncRequestStatus, isFinalStatus } from '../async-requests/async-request.js';
-import type { AsyncRequestView } from '../async-requests/async-requests.js';
 import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
 import type { JobQueue, JobQueueFactory } from '../background-jobs/job-queue.js';
 import { NotFoundError } from '../errors.js';

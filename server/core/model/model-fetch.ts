@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import type { Readable } from 'node:stream';
 import { type Dispatcher, fetch as undiciFetch, request } from 'undici';
 import { ResponseTimedOutError, ResponseTooLargeError } from '../outbound/response-limit-errors.js';
+import { answerStream } from './model-answer-stream.js';
 import { defaultModelSettings, type ModelSettings } from './model-settings.js';
 
 /** Statuses whose responses have no body (a `Response` refuses one). */
@@ -26,40 +26,10 @@ function responseHeaders(headers: Record<string, string | string[] | undefined>)
 interface ResponseLimits {
   maxResponseBytes: number;
   maxResponseMs: number;
+  maxEventBytes: number;
 }
 
 const answer = "the model's answer";
-
-/**
- * A web stream over a Node stream, pausing the socket while the reader is behind. The bytes are
- * counted in the one 'data' handler (no extra stream layer per chunk): past the limit the body is
- * destroyed with the error, which the reader then sees. `settled` runs once the body is done.
- */
-function webStream(body: Readable, maxBytes: number, settled: () => void): ReadableStream<Uint8Array> {
-  let received = 0;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      body.on('data', (chunk: Buffer) => {
-        received += chunk.byteLength;
-        if (received > maxBytes) {
-          body.destroy(new ResponseTooLargeError(answer, maxBytes));
-          return;
-        }
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if ((controller.desiredSize ?? 1) <= 0) body.pause();
-      });
-      body.once('end', () => controller.close());
-      body.once('error', (error) => controller.error(error));
-      body.once('close', settled);
-    },
-    pull() {
-      body.resume();
-    },
-    cancel(reason) {
-      body.destroy(reason instanceof Error ? reason : undefined);
-    },
-  });
-}
 
 /** The fallback's body counted the same way (a web stream layer, but only on the rare fallback path). */
 function countedBody(response: Response, maxBytes: number, settled: () => void): Response {
@@ -87,7 +57,8 @@ function countedBody(response: Response, maxBytes: number, settled: () => void):
  * a body that is not a string or bytes) go to the built-in `fetch`. A connection failure is a
  * `TypeError('fetch failed')` with the cause, as with `fetch`, so the AI SDK's error handling
  * and retries see what they expect. Each call reads at most `maxResponseBytes` and lasts at
- * most `maxResponseMs` (default limits: `defaultModelSettings`).
+ * most `maxResponseMs`, and a server-sent event at most `maxEventBytes` (default limits:
+ * `defaultModelSettings`); a large read is handed to the AI SDK in slices (`answerStream`).
  */
 export const modelFetch: typeof fetch = createModelFetch();
 
@@ -101,6 +72,7 @@ export function createModelFetch(options: { dispatcher?: Dispatcher | undefined 
   const limits: ResponseLimits = {
     maxResponseBytes: options.maxResponseBytes ?? defaultModelSettings.maxResponseBytes,
     maxResponseMs: options.maxResponseMs ?? defaultModelSettings.maxResponseMs,
+    maxEventBytes: options.maxEventBytes ?? defaultModelSettings.maxEventBytes,
   };
   const fallback: typeof fetch = dispatcher
     ? ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) => undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch
@@ -161,5 +133,6 @@ async function fetchThroughRequest(input: Parameters<typeof fetch>[0], init: Req
     reply.body.resume();
     return new Response(null, { status, statusText, headers });
   }
-  return new Response(webStream(reply.body, limits.maxResponseBytes, settle), { status, statusText, headers });
+  const eventStream = headers.get('content-type')?.toLowerCase().includes('text/event-stream') ?? false;
+  return new Response(answerStream(reply.body, { maxBytes: limits.maxResponseBytes, maxEventBytes: limits.maxEventBytes }, eventStream, settle), { status, statusText, headers });
 }

@@ -14,11 +14,20 @@ export interface ModelSettings {
    * longer than N ms".
    */
   maxResponseMs: number;
+  /**
+   * `HARNESS_MODEL_MAX_EVENT_BYTES` (default 8 MiB): the bytes of one server-sent event of a
+   * streamed answer (the lines up to a blank line). The AI SDK parses and re-serialises an event
+   * in one go, so one 30 MiB event held the event loop 0.2 s; past this the call fails with "an
+   * event of the model's answer exceeded N bytes". Large enough for an OpenAI Responses
+   * `response.completed` event repeating a whole 1 Mi-character answer. Absent: the default.
+   */
+  maxEventBytes?: number;
 }
 
-export const defaultModelSettings: ModelSettings = {
+export const defaultModelSettings: Required<ModelSettings> = {
   maxResponseBytes: 32 * 1024 * 1024,
   maxResponseMs: 600_000,
+  maxEventBytes: 8 * 1024 * 1024,
 };
 
 /** Reads the `HARNESS_MODEL_*` variables over the defaults; a bad value is a start error naming the variable. */
@@ -26,5 +35,6 @@ export function modelSettingsFromEnvironment(environment: NodeJS.ProcessEnv = pr
   return {
     maxResponseBytes: integerSetting(environment, 'HARNESS_MODEL_MAX_RESPONSE_BYTES', defaultModelSettings.maxResponseBytes, 1024, 1024 * 1024 * 1024),
     maxResponseMs: integerSetting(environment, 'HARNESS_MODEL_MAX_RESPONSE_MS', defaultModelSettings.maxResponseMs, 1_000, 24 * 3_600_000),
+    maxEventBytes: integerSetting(environment, 'HARNESS_MODEL_MAX_EVENT_BYTES', defaultModelSettings.maxEventBytes, 64 * 1024, 1024 * 1024 * 1024),
   };
 }

@@ -1,12 +1,13 @@
 import { isStepCount, NoOutputGeneratedError, streamText, toUIMessageStream, type ModelMessage, type StepResult, type ToolSet, type UIMessageChunk } from 'ai';
 import type { Agent } from '../agents/agent.js';
+import { UpstreamError } from '../errors.js';
 import type { AgentModel } from '../model/language-model.js';
 import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import { type StepUsage, stepUsage } from '../usage/step-usage.js';
 import { hasTokens, type TokenUsage } from '../usage/token-usage.js';
 import { describeModelError, isModelStreamFailure, scrubSecrets } from './model-error.js';
-import { promptCharacters, StepInProgress } from './step-in-progress.js';
+import { type CallBudget, promptCharacters, StepInProgress } from './step-in-progress.js';
 
 /** What one model pass (one `streamText`, up to `maxSteps` model calls) is given. */
 export interface ModelPassInput {
@@ -18,9 +19,16 @@ export interface ModelPassInput {
   messages: readonly { message: ModelMessage }[];
   maxSteps: number;
   maxRetries: number;
+  /** The characters one model call may stream (`HARNESS_TURN_MAX_ANSWER_CHARACTERS`): past it the call is stopped and fails. */
+  maxAnswerCharacters: number;
   signal: AbortSignal;
   telemetry: { accountId: string; agentId: string; turnId: string };
   secrets: string[];
+  /**
+   * The account's daily token budget, when a limit applies: a call that streams past what is
+   * left is stopped at once (its chunks counted, estimated) rather than at its end.
+   */
+  budget?: { remaining(): number };
   /** Asked after each step that would lead to another model call: true stops the pass there (the daily token budget). */
   stopBeforeNextCall: () => boolean;
   /** A model call ended (or was cut short and estimated): its usage, at once. */
@@ -44,6 +52,14 @@ export interface ModelPassResult {
   modelError?: unknown;
   /** `stopBeforeNextCall` stopped the pass before a model call it would have made. */
   stoppedBeforeNextCall: boolean;
+  /** The budget ran out while a call streamed: the call was stopped (`cutShort`, `finishedMessages` and `partialText` say what it left). */
+  budgetSpentMidCall: boolean;
+}
+
+/** What a pass the budget stopped mid-call leaves: its finished steps' messages, then the text the stopped call streamed. */
+export function keptAfterBudgetStop(pass: ModelPassResult): ModelMessage[] {
+  if (pass.responseMessages) return pass.responseMessages;
+  return pass.partialText === '' ? pass.finishedMessages : [...pass.finishedMessages, { role: 'assistant', content: [{ type: 'text', text: pass.partialText }] }];
 }
 
 /** What a finished step streamed: its text, its reasoning and its tool calls' input. */
@@ -81,8 +97,31 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   const steps: StepUsage[] = [];
   // On a cancel: the steps that finished, and the step that was cut short (its text, its estimated usage).
   let finishedSteps: StepResult<ToolSet>[] = [];
-  const inProgress = new StepInProgress();
-  const prompt = () => promptCharacters(agent.config.system, { messages: input.messages });
+  // The same request for every call of the pass: measured once, when first asked.
+  let requestCharacters: number | undefined;
+  const prompt = () => (requestCharacters ??= promptCharacters(agent.config.system, { messages: input.messages }));
+  // The pass's own signal: the turn's cancel, or the budget spent mid-call.
+  const passAbort = new AbortController();
+  const followTurn = () => passAbort.abort(signal.reason);
+  if (signal.aborted) followTurn();
+  else signal.addEventListener('abort', followTurn, { once: true });
+  let budgetSpentMidCall = false;
+  const budget: CallBudget | undefined = input.budget && {
+    remaining: input.budget.remaining.bind(input.budget),
+    requestCharacters: prompt,
+    spent: () => {
+      budgetSpentMidCall = true;
+      passAbort.abort(new DOMException("The account's daily token budget is spent.", 'AbortError'));
+    },
+  };
+  const { maxAnswerCharacters } = input;
+  // The model's failure, whatever the SDK reports for the abort.
+  let tooLong: UpstreamError | undefined;
+  const answerTooLong = () => {
+    tooLong = new UpstreamError(`the model's answer exceeded ${maxAnswerCharacters} characters`);
+    passAbort.abort(tooLong);
+  };
+  const inProgress = new StepInProgress({ ...(budget ? { budget } : {}), maxAnswerCharacters, answerTooLong });
   let stoppedBeforeNextCall = false;
   const stopCondition = () => (stoppedBeforeNextCall = input.stopBeforeNextCall());
   const stream = streamText({
@@ -95,7 +134,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     ...(input.unavailableTools ? { repairToolCall: input.unavailableTools.repairFunction() } : {}),
     stopWhen: [isStepCount(input.maxSteps), stopCondition],
     maxRetries: input.maxRetries,
-    abortSignal: signal,
+    abortSignal: passAbort.signal,
     ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
     ...modelTelemetry(input.telemetry),
     onError: ({ error }) => {
@@ -141,15 +180,19 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     // A cancel can surface as the stream's error (a tool or the provider rethrowing the abort).
     // A model answer cut off mid-stream (over its byte or time limit, or the connection lost)
     // is thrown by the SDK rather than reported as an error part: it is the model's failure.
-    if (!signal.aborted && isModelStreamFailure(error)) modelError ??= error;
-    else if (!signal.aborted) throw error;
+    if (!passAbort.signal.aborted && isModelStreamFailure(error)) modelError ??= error;
+    else if (!passAbort.signal.aborted) throw error;
+  } finally {
+    signal.removeEventListener('abort', followTurn);
   }
+  if (tooLong) modelError = tooLong;
   // A call cut short never got the provider's count, which comes with its last event: estimated.
   const cutShort = inProgress.cutShortUsage(prompt);
   if (cutShort) input.callEnded(cutShort);
   // No `onEnd` and no error reported: the model produced no step at all (a cancel is not a failure).
-  if (!signal.aborted && responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
-  const finished = responseMessages as ModelMessage[] | undefined;
+  if (!passAbort.signal.aborted && responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });
+  // An answer over the bound is not kept, even when its last chunks made it to the end.
+  const finished = tooLong ? undefined : (responseMessages as ModelMessage[] | undefined);
   return {
     ...(finished ? { responseMessages: finished } : {}),
     // A cancel that came after the model's last step keeps that step whole.
@@ -157,7 +200,9 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     steps,
     ...(cutShort ? { cutShort } : {}),
     partialText: finished ? '' : inProgress.partialText,
-    ...(modelError !== undefined ? { modelError } : {}),
+    // The budget's own abort is not the model's failure.
+    ...(modelError !== undefined && !budgetSpentMidCall ? { modelError } : {}),
     stoppedBeforeNextCall,
+    budgetSpentMidCall,
   };
 }

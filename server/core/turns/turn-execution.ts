@@ -1,74 +1,24 @@
-import { generateId, type ModelMessage, type ToolSet, type UIMessageChunk } from 'ai';
-import type { Agent } from '../agents/agent.js';
-import { type AsyncRequestTransitions, cancelledReason } from '../async-requests/async-request-transitions.js';
+import { generateId, type ModelMessage, type UIMessageChunk } from 'ai';
+import { cancelledReason } from '../async-requests/async-request-transitions.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
 import { type DeliveryMetadata, groupIdOfResult } from '../async-tools/async-tool-result.js';
-import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
-import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
-import type { ApprovalRecord, ConversationState } from '../conversations/conversation.js';
-import type { RunningTurns } from '../coordination/running-turns.js';
-import type { Logger } from '../logger.js';
-import type { AgentModel } from '../model/language-model.js';
+import type { ApprovalRecord } from '../conversations/conversation.js';
 import { collectSecretValues } from '../secrets/redaction.js';
-import type { UnavailableTools } from '../tools/unavailable-tools.js';
-import type { AccountUsage } from '../usage/account-usage.js';
-import type { RunTokenBudget } from '../usage/run-token-budget.js';
 import { type StepUsage, usagePerMessage } from '../usage/step-usage.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError } from './model-error.js';
-import { runModelPass } from './model-pass.js';
+import { keptAfterBudgetStop, runModelPass } from './model-pass.js';
 import { finishChunk, runUsage, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
-import type { StartedTurn, TurnRequest, TurnResult } from './turn-types.js';
+import { defaultTurnSettings } from './turn-settings.js';
+import type { PreparedTurn, TurnExecutionServices } from './turn-execution-inputs.js';
+import { followCancels, openTurnStream } from './turn-stream.js';
+import type { StartedTurn, TurnResult } from './turn-types.js';
 
-/** What the execution of passes needs from the rest of the core, given once by the runner. */
-export interface TurnExecutionServices {
-  logger: Logger;
-  now: () => Date;
-  /** Steps per model pass when the agent sets no `maxSteps`. */
-  defaultMaxSteps: number;
-  /** Retries of a failed model call (the AI SDK's `maxRetries`). */
-  modelMaxRetries: number;
-  /** Bound on waiting for same-invocation work in one turn. */
-  sameInvocationTimeoutMs: number;
-  asyncResults: AsyncToolResultsRepository;
-  completions: Pick<AsyncToolCompletions, 'settleInProcess' | 'seal' | 'cancelGroup'>;
-  statusRows: Pick<AsyncRequestTransitions, 'waitForAsyncTools' | 'cancel'>;
-  /** Where a running turn registers, so that a cancel request (from any replica) stops it (none: turns cannot be cancelled). */
-  runningTurns?: RunningTurns;
-  /** Conditional write of the conversation; returns the new version. */
-  save(state: ConversationState, version: number | null): Promise<number>;
-  /** Where each run's token usage is counted per account, agent and day (none: not counted). */
-  usage?: Pick<AccountUsage, 'record'>;
-}
-
-/** Points an async-wrapped tool at the async pass that is running when it is called. */
-export interface PassHolder {
-  current?: AsyncPass;
-}
-
-/** One turn, ready to run: the conversation is locked and the input applied. */
-export interface PreparedTurn {
-  request: TurnRequest;
-  agent: Agent;
-  agentModel: AgentModel;
-  tools: ToolSet;
-  /** Tools the turn could not offer (an MCP server that was down), so a call of one answers why. */
-  unavailableTools?: UnavailableTools;
-  /** The account's daily token budget as this run opened it, checked before each model call (none: no budget kept). */
-  budget?: RunTokenBudget;
-  state: ConversationState;
-  version: number | null;
-  turnId: string;
-  eventId: string;
-  firstNewMessage: number;
-  /** Releases the conversation's lock. */
-  release: () => void;
-  holder: PassHolder;
-}
+export type { PassHolder, PreparedTurn, TurnExecutionServices } from './turn-execution-inputs.js';
 
 const defaultDenialReason = (toolName: string) => `${toolName} needs an approval, and approvals cannot be given here.`;
 
@@ -114,37 +64,9 @@ export class TurnExecution {
     const result = new Promise<TurnResult>((resolve) => {
       resolveResult = resolve;
     });
-    // One stream layer of our own (rather than `createUIMessageStream`, which adds a
-    // transform per chunk): every chunk of every model pass is enqueued straight into it.
-    let controller!: ReadableStreamDefaultController<UIMessageChunk>;
-    const stream = new ReadableStream<UIMessageChunk>({
-      start(streamController) {
-        controller = streamController;
-      },
-    });
-    const write = (chunk: UIMessageChunk) => {
-      try {
-        controller.enqueue(chunk);
-      } catch {
-        // The reader cancelled the stream; the turn still runs to its end and is stored.
-      }
-    };
-    const { request, turnId, eventId } = this.turn;
-    const registered = this.services.runningTurns?.register(
-      { turnId, eventId, accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey },
-      // An `AbortError`: what fetch, child processes and the AI SDK recognise as a deliberate stop.
-      () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError')),
-    );
-    const followCaller = () => this.cancel.abort(new DOMException('The turn was cancelled.', 'AbortError'));
-    if (request.signal?.aborted) followCaller();
-    else request.signal?.addEventListener('abort', followCaller, { once: true });
-    let unregistered = false;
-    const unregister = () => {
-      if (unregistered) return;
-      unregistered = true;
-      request.signal?.removeEventListener('abort', followCaller);
-      registered?.();
-    };
+    const { stream, write, close } = openTurnStream();
+    const { turnId, eventId } = this.turn;
+    const unregister = followCancels(this.turn, this.services.runningTurns, this.cancel);
     const execute = async () => {
       let final: TurnResult | undefined;
       try {
@@ -170,11 +92,7 @@ export class TurnExecution {
         this.usage.close();
         this.turn.release();
         resolveResult(final ?? turnResult(this.outcome, 'failed'));
-        try {
-          controller.close();
-        } catch {
-          // Already cancelled by the reader.
-        }
+        close();
       }
     };
     void execute();
@@ -204,18 +122,22 @@ export class TurnExecution {
         messages: state.messages,
         maxSteps,
         maxRetries: this.services.modelMaxRetries,
+        maxAnswerCharacters: this.services.maxAnswerCharacters ?? defaultTurnSettings.maxAnswerCharacters,
         signal,
         telemetry: { accountId: request.accountId, agentId: request.agentId, turnId },
         secrets: this.secrets,
-        // Checked at each step boundary: once the budget is spent, no further model call.
+        // Watched while a call streams, and checked at each step boundary: once spent, no further model call.
+        ...(this.turn.budget?.limited ? { budget: this.turn.budget } : {}),
         stopBeforeNextCall: () => this.turn.budget?.exhausted() ?? false,
         callEnded: (usage) => this.usage.callEnded(usage),
         write,
       });
-      const { responseMessages, steps, cutShort, modelError } = modelPass;
+      const { steps, cutShort, modelError } = modelPass;
       if (signal.aborted) return this.finishCancelled(asyncPass, modelPass.finishedMessages, modelPass.partialText, steps, cutShort);
+      const responseMessages = modelPass.budgetSpentMidCall ? keptAfterBudgetStop(modelPass) : modelPass.responseMessages;
       let timestamp = now().toISOString();
-      const usages = usagePerMessage(responseMessages ?? [], steps);
+      // The call the budget stopped goes on the text it streamed.
+      const usages = usagePerMessage(responseMessages ?? [], cutShort ? [...steps, { usage: cutShort, messageCount: responseMessages?.length ?? 0 }] : steps);
       for (const [index, message] of (responseMessages ?? []).entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
       this.countCalls(steps, cutShort);
       const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp, this.turn.eventId);
@@ -247,7 +169,7 @@ export class TurnExecution {
         write({ type: 'data-approval-denied', data: { toolCallId: approval.toolCallId, toolName: approval.toolName, reason: approval.reason ?? '' } } as UIMessageChunk);
       }
       if (asyncPass.hasExternalCalls()) return this.waitForExternal(asyncPass);
-      if (modelPass.stoppedBeforeNextCall) return this.stopForBudget(false);
+      if (modelPass.stoppedBeforeNextCall || modelPass.budgetSpentMidCall) return this.stopForBudget(false);
       if (settled.length > 0 || denied.length > 0) continue;
       return requested.length > 0 ? 'awaiting_approval' : 'completed';
     }

@@ -3,7 +3,8 @@ import type { TokenUsage } from './token-usage.js';
 /** A rough, provider-neutral ratio: English text and JSON average about four characters a token. */
 export const charactersPerToken = 4;
 
-function tokensOf(characters: number): number {
+/** The tokens `characters` of text or JSON stand for, rounded up. */
+export function tokensOf(characters: number): number {
   return characters > 0 ? Math.ceil(characters / charactersPerToken) : 0;
 }
 

@@ -13,6 +13,7 @@ describe('RunTokenBudget', () => {
     const other = new RunTokenBudget(live, { accountId: 'acc', spentAtStart: 0, now });
     new RunTokenBudget(live, { accountId: 'acc_other', limit: 1, spentAtStart: 0, now }).callEnded(100);
     expect(run.exhausted()).toBe(false);
+    expect(run.remaining()).toBe(7);
     run.callEnded(4);
     other.callEnded(2);
     expect(run.spent()).toBe(9);
@@ -21,8 +22,11 @@ describe('RunTokenBudget', () => {
     expect(run.exhausted()).toBe(true);
     expect(run.exhaustedError()).toMatchObject({ code: 'rate_limited', retryAfterSeconds: 43_200 });
     expect(run.exhaustedError().message).toContain('10 of 10 tokens used today (UTC)');
+    expect(run.remaining()).toBe(0);
     // No limit: never exhausted.
     expect(other.exhausted()).toBe(false);
+    expect(other.limited).toBe(false);
+    expect(other.remaining()).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('keeps what a run used and did not record as unrecorded until it is recorded or the run closes', () => {

@@ -44,6 +44,20 @@ export class RunTokenBudget {
     return this.start.spentAtStart + this.live.usedSince(this.start.accountId, this.mark);
   }
 
+  /** A limit applies: the run is stopped once the day's tokens reach it. */
+  get limited(): boolean {
+    return this.start.limit !== undefined;
+  }
+
+  /**
+   * The tokens the account may still use today, as far as this process knows (a map read, no
+   * storage read): what a model call in progress may use before it is stopped. Infinite when no
+   * limit applies; zero or less once spent.
+   */
+  remaining(): number {
+    return this.start.limit === undefined ? Number.POSITIVE_INFINITY : this.start.limit - this.spent();
+  }
+
   /** True once the day's tokens reach the limit: no further model call may start. */
   exhausted(): boolean {
     return this.start.limit !== undefined && this.spent() >= this.start.limit;
