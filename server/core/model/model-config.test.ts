@@ -77,7 +77,7 @@ describe('config.provider and config.model', () => {
     ['anthropic', { anthropic: { thinking: { type: 'enabled', budgetTokens: 24576 } } }],
     ['google', { google: { thinkingConfig: { thinkingBudget: 24576, includeThoughts: true } } }],
     ['amazon-bedrock', { amazonBedrock: { reasoningConfig: { type: 'enabled', budgetTokens: 24576 } } }],
-    ['azure', { azure: { store: false, reasoningEffort: 'high', reasoningSummary: 'auto' } }],
+    ['azure', { azure: { store: false, reasoningEffort: 'high', forceReasoning: true, reasoningSummary: 'auto' } }],
     ['mistral', { mistral: { reasoningEffort: 'high' } }],
     ['groq', { groq: { reasoningEffort: 'high', reasoningFormat: 'parsed' } }],
     ['xai', { xai: { reasoningEffort: 'high' } }],

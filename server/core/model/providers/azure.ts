@@ -47,5 +47,6 @@ export const azureProvider = defineProvider<AzureConfig>({
     const api = config.api ?? 'responses';
     return { model: api === 'chat' ? provider.chat(modelId) : provider.responses(modelId), optionsKey: 'azure', ...(api === 'responses' ? { baseOptions: { store: false } } : {}) };
   },
-  reasoning: (level, config) => ({ reasoningEffort: level, ...(level !== 'none' && (config.api ?? 'responses') === 'responses' ? { reasoningSummary: 'auto' } : {}) }),
+  // A deployment's name says nothing of its model, so the client is told it reasons (`forceReasoning`).
+  reasoning: (level, config) => (level === 'none' ? { reasoningEffort: 'none' } : { reasoningEffort: level, forceReasoning: true, ...((config.api ?? 'responses') === 'responses' ? { reasoningSummary: 'auto' } : {}) }),
 });
