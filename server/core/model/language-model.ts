@@ -50,7 +50,8 @@ function chosenModel(config: AgentConfig): ModelConfig {
   if (config.model) return config.model;
   const openai = config.provider?.openai;
   if (typeof openai?.model === 'string') return { provider: 'openai', id: openai.model };
-  throw new InvalidRequestError('config.model is missing: configure config.provider.<name> and config.model {provider, id} (or config.provider.openai {apiKey, model}) before chatting with this agent');
+  const missing = config.provider && Object.keys(config.provider).length > 0 ? 'config.model' : 'config.provider';
+  throw new InvalidRequestError(`${missing} is missing: configure config.provider.<name> and config.model {provider, id} (or the short form config.provider.openai {apiKey, model}) before chatting with this agent`);
 }
 
 /**
