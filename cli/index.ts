@@ -11,6 +11,7 @@ import { completeCommand } from './commands/complete.js';
 import { cronCommand } from './commands/cron.js';
 import { mcpCommand } from './commands/mcp.js';
 import { mockWorkerCommand } from './commands/mock-worker.js';
+import { modelsCommand } from './commands/models.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
 import { cancelCommand } from './commands/cancel.js';
@@ -43,6 +44,7 @@ export function buildProgram(context: CliContext, version = '0.0.0'): Command {
     .addCommand(serveCommand(context))
     .addCommand(accountCommand(context))
     .addCommand(agentCommand(context))
+    .addCommand(modelsCommand(context))
     .addCommand(toolsCommand(context))
     .addCommand(mcpCommand(context))
     .addCommand(channelsCommand(context))

@@ -42,6 +42,9 @@ const sum = (usages: (FixtureUsage | undefined)[]): Usage =>
     { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
   );
 
+/** Every agent here is on the fixture model through the openai provider: each usage names them. */
+const answered = <T extends object>(usage: T) => ({ ...usage, provider: 'openai', model: 'fixture-model' });
+
 const today = () => new Date().toISOString().slice(0, 10);
 
 describe('token usage', () => {
@@ -85,11 +88,11 @@ describe('token usage', () => {
       const { result, calls } = await reported(() => chatJson(agentId, { conversationKey: key, message: 'hello there' }));
       expect(calls).toHaveLength(1);
       expect(calls[0]!.totalTokens).toBeGreaterThan(0);
-      expect(result.body.usage).toEqual(sum(calls));
+      expect(result.body.usage).toEqual(answered(sum(calls)));
       const messages = await storedMessages(agentId, key);
       expect(messages.map((message) => message.role)).toEqual(['user', 'assistant']);
       expect(messages[0]!.usage).toBeUndefined();
-      expect(messages[1]!.usage).toEqual(calls[0]);
+      expect(messages[1]!.usage).toEqual(answered(calls[0]!));
     }
   });
 
@@ -99,7 +102,7 @@ describe('token usage', () => {
     expect(calls).toHaveLength(2);
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'completed', usage: sum(calls) } });
     const assistants = (await storedMessages('responder', key)).filter((message) => message.role === 'assistant');
-    expect(assistants.map((message) => message.usage)).toEqual(calls);
+    expect(assistants.map((message) => message.usage)).toEqual(calls.map(answered));
   });
 
   it('an /async turn shows its usage on /status', async () => {
@@ -119,7 +122,7 @@ describe('token usage', () => {
     });
     expect(status.status).toBe('completed');
     expect(calls).toHaveLength(2);
-    expect(status.usage).toEqual(sum(calls));
+    expect(status.usage).toEqual(answered(sum(calls)));
   });
 
   it('keeps the cache and reasoning tokens the model reported, zeros included, and lists each call on /status (usageByCall)', async () => {
@@ -147,10 +150,10 @@ describe('token usage', () => {
       expect(calls[0]).toMatchObject({ cachedInputTokens: 7, reasoningTokens: 3 });
       expect(calls[1]).toMatchObject({ cachedInputTokens: 0, reasoningTokens: 0 });
       // Each call as the model reported it, then their sum, which keeps the contract's three fields.
-      expect(status.usageByCall).toEqual(calls);
-      expect(status.usage).toEqual({ ...sum(calls), cachedInputTokens: 7, reasoningTokens: 3 });
+      expect(status.usageByCall).toEqual(calls.map(answered));
+      expect(status.usage).toEqual(answered({ ...sum(calls), cachedInputTokens: 7, reasoningTokens: 3 }));
       const assistants = (await get<{ messages: StoredMessage[] }>(stack.agentUrl, `/agents/${agentId}/conversations/${key}`, own.secret)).body.messages.filter((message) => message.role === 'assistant');
-      expect(assistants.map((message) => message.usage)).toEqual(calls);
+      expect(assistants.map((message) => message.usage)).toEqual(calls.map(answered));
     }
     const rows = (await usageRows(undefined, own.secret)).body.usage;
     expect(rows.map((row) => [row.agentId, (row as { cachedInputTokens?: number }).cachedInputTokens, (row as { reasoningTokens?: number }).reasoningTokens])).toEqual([
@@ -159,11 +162,11 @@ describe('token usage', () => {
     ]);
   });
 
-  it('a model that reports no cache or reasoning details gets none: usage is exactly {inputTokens, outputTokens, totalTokens}', async () => {
+  it('a model that reports no cache or reasoning details gets none: usage is exactly {inputTokens, outputTokens, totalTokens} and who answered', async () => {
     for (const agentId of ['responder', 'chatter']) {
       const { result, calls } = await reported(() => chatJson(agentId, { conversationKey: nextKey(), message: 'plain' }));
-      expect(result.body.usage).toEqual(sum(calls));
-      expect(Object.keys(result.body.usage!).sort()).toEqual(['inputTokens', 'outputTokens', 'totalTokens']);
+      expect(result.body.usage).toEqual(answered(sum(calls)));
+      expect(Object.keys(result.body.usage!).sort()).toEqual(['inputTokens', 'model', 'outputTokens', 'provider', 'totalTokens']);
     }
   });
 
@@ -185,7 +188,7 @@ describe('token usage', () => {
     // message is stored once, and the call's usage is on the assistant message it produced.
     const messages = await storedMessages('responder', key, own.secret);
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
-    expect(messages.filter((message) => message.role === 'assistant').map((message) => message.usage)).toEqual(calls);
+    expect(messages.filter((message) => message.role === 'assistant').map((message) => message.usage)).toEqual(calls.map(answered));
   });
 
   it('a turn that waits for an external tool sums both runs on /status', async () => {
@@ -212,7 +215,7 @@ describe('token usage', () => {
       expect(final.status).toBe('completed');
       // The first run calls the tool and answers its "processing" result; the continuation calls once more.
       expect(calls).toHaveLength(3);
-      expect(final.usage).toEqual(sum(calls));
+      expect(final.usage).toEqual(answered(sum(calls)));
       expect((await usageRows(undefined, own.secret)).body.usage).toEqual([{ agentId: 'dispatcher', day: today(), ...sum(calls), turns: 1 }]);
     } finally {
       await worker.close();

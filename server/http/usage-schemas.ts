@@ -5,6 +5,7 @@ const tokenCounts = {
   outputTokens: { type: 'integer', minimum: 0 },
   totalTokens: { type: 'integer', minimum: 0 },
   cachedInputTokens: { type: 'integer', minimum: 0, description: 'input tokens read from the provider cache (part of inputTokens); present when the provider reported it, 0 included' },
+  cacheWriteTokens: { type: 'integer', minimum: 0, description: "input tokens written to the provider's cache (Anthropic, Bedrock); present when the provider reported it, 0 included" },
   reasoningTokens: { type: 'integer', minimum: 0, description: 'reasoning tokens (part of outputTokens); present when the provider reported it, 0 included' },
   estimatedTokens: { type: 'integer', minimum: 0, description: 'tokens (part of totalTokens) estimated by the service for model calls cut short (cancel, abort, timeout, error) before the provider reported usage; absent when all were reported' },
 } as const;
@@ -13,7 +14,11 @@ const tokenCounts = {
 export const tokenUsageView = {
   type: 'object',
   required: ['inputTokens', 'outputTokens', 'totalTokens'],
-  properties: tokenCounts,
+  properties: {
+    ...tokenCounts,
+    provider: { type: 'string', description: 'the provider (its config.provider name) that answered; on a sum, the last call\'s' },
+    model: { type: 'string', description: 'the model id that answered; on a sum, the last call\'s' },
+  },
 } as const;
 
 const isoDate = { type: 'string', maxLength: 40, description: 'an ISO date, YYYY-MM-DD (UTC day); an ISO date-time counts as its UTC day' } as const;
@@ -26,7 +31,11 @@ export const usageRouteSchema = {
   querystring: {
     type: 'object',
     additionalProperties: false,
-    properties: { from: { ...isoDate, description: 'first day, included (default: 29 days before `to`)' }, to: { ...isoDate, description: 'last day, included (default: today, UTC)' } },
+    properties: {
+      from: { ...isoDate, description: 'first day, included (default: 29 days before `to`)' },
+      to: { ...isoDate, description: 'last day, included (default: today, UTC)' },
+      by: { type: 'string', enum: ['agent', 'model'], description: '`agent` (default): one row per agent and day; `model`: one row per agent, day, provider and model (without `turns`)' },
+    },
   },
   response: {
     200: {
@@ -40,8 +49,8 @@ export const usageRouteSchema = {
           type: 'array',
           items: {
             type: 'object',
-            required: ['agentId', 'day', 'inputTokens', 'outputTokens', 'totalTokens', 'turns'],
-            properties: { agentId: { type: 'string' }, day: { type: 'string' }, ...tokenCounts, turns: { type: 'integer', minimum: 0 } },
+            required: ['agentId', 'day', 'inputTokens', 'outputTokens', 'totalTokens'],
+            properties: { agentId: { type: 'string' }, day: { type: 'string' }, provider: { type: 'string' }, model: { type: 'string' }, ...tokenCounts, turns: { type: 'integer', minimum: 0, description: 'turns started (rows by agent only)' } },
           },
         },
       },

@@ -36,7 +36,7 @@ describe('validateAgentConfig', () => {
     [{ tools: { test_async: { surprise: 1 } } }, 'config.tools.test_async.surprise is not allowed here'],
     [{ tools: { alphaSearch: 'on' } }, 'config.tools.alphaSearch must be an object of tool options'],
     [{ tools: [] }, 'config.tools must be an object keyed by tool name'],
-    [{ provider: { anthropic: { apiKey: 'x' } } }, 'config.provider.anthropic is not a supported provider'],
+    [{ provider: { cohere: { apiKey: 'x' } } }, 'config.provider.cohere is not a supported provider (supported: openai, anthropic, google, amazon-bedrock, azure, mistral, groq, xai, deepseek, openai-compatible)'],
     [{ provider: { openai: { model: 'm' } } }, 'config.provider.openai.apiKey is required and must be a string'],
     [{ provider: { openai: { apiKey: 7, model: 'm' } } }, 'config.provider.openai.apiKey is required and must be a string'],
     [{ provider: { openai: { apiKey: 'k', model: 'm', api: 'completions' } } }, 'config.provider.openai.api must be "responses" or "chat"'],

@@ -3,28 +3,20 @@ import { validateChannelsConfig } from '../channels/channel-config.js';
 import { validateWebhooksConfig, type WebhooksConfig } from '../completion-webhooks/webhooks-config.js';
 import { InvalidRequestError } from '../errors.js';
 import { type McpConfig, validateMcpConfig } from '../mcp/mcp-config-schema.js';
-import { httpUrlSchema } from '../outbound/http-url.js';
+import { type ModelConfig, modelConfigSchema } from '../model/model-config.js';
+import { checkModelProviders, type ProviderConfigs, validateProviderConfigs } from '../model/provider-config.js';
 import { zodIssueError } from './zod-issue.js';
 import { type AgentConfigSections, validateAgentConfigSections } from './agent-config-sections.js';
 import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
-
-const openAiProvider = z.strictObject({
-  apiKey: z.string({ error: 'is required and must be a string' }).min(1, 'must not be empty'),
-  baseURL: httpUrlSchema.optional(),
-  model: z.string({ error: 'is required and must be a string (the model id)' }).min(1, 'must not be empty'),
-  api: z.enum(['responses', 'chat'], { error: 'must be "responses" or "chat"' }).optional(),
-});
-
-export type OpenAiProviderConfig = z.infer<typeof openAiProvider>;
 
 const objectOf = (what: string) => z.record(z.string(), z.unknown(), { error: `must be an object (${what})` });
 
 /** The agent config. Keys validated elsewhere are `unknown` here and checked by their own validators. */
 const agentConfigSchema = z.strictObject({
   system: z.string({ error: 'must be a string (the system prompt)' }).max(100_000, 'must be at most 100000 characters').optional(),
-  provider: z
-    .strictObject({ openai: openAiProvider.optional() }, { error: 'must be an object keyed by provider name' })
-    .optional(),
+  // Each provider's connection (server/core/model/providers), validated by its own validator.
+  provider: z.unknown().optional(),
+  model: modelConfigSchema.optional(),
   maxSteps: z.number({ error: 'must be an integer from 1 to 50' }).int('must be an integer from 1 to 50').min(1, 'must be an integer from 1 to 50').max(50, 'must be an integer from 1 to 50').optional(),
   tools: z.record(z.string(), z.unknown(), { error: 'must be an object keyed by tool name' }).optional(),
   // Validated by their own validators (server/core/sandbox), which name the offending path.
@@ -43,7 +35,9 @@ const agentConfigSchema = z.strictObject({
  * `validateAgentConfigSections` returns them (defaults filled); the tool sources validate them
  * again, into their narrow types, when tools are built.
  */
-export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'tools' | 'webhooks' | 'mcp' | keyof AgentConfigSections> & {
+export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'provider' | 'model' | 'tools' | 'webhooks' | 'mcp' | keyof AgentConfigSections> & {
+  provider?: ProviderConfigs;
+  model?: ModelConfig;
   tools?: Record<string, Record<string, unknown>>;
   webhooks?: WebhooksConfig;
   mcp?: McpConfig;
@@ -79,16 +73,15 @@ export function validateAgentConfig(config: unknown): AgentConfig {
     throw new InvalidRequestError('config must be an object');
   }
   const provider = (config as { provider?: unknown }).provider;
-  if (typeof provider === 'object' && provider !== null && !Array.isArray(provider)) {
-    for (const name of Object.keys(provider)) {
-      if (name !== 'openai') throw new InvalidRequestError(`config.provider.${name} is not a supported provider (supported: openai)`);
-    }
-  }
+  const providers = provider === undefined ? undefined : validateProviderConfigs(provider);
   const parsed = agentConfigSchema.safeParse(config);
   if (!parsed.success) throw zodIssueError('config', parsed.error);
-  const { tools, channels, webhooks, mcp, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
+  const { provider: _provider, model, tools, channels, webhooks, mcp, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
+  checkModelProviders(providers, model as ModelConfig | undefined);
   return {
     ...rest,
+    ...(providers ? { provider: providers } : {}),
+    ...(model ? { model: model as ModelConfig } : {}),
     ...validateAgentConfigSections({ sandbox, workspace, subagent, skills }),
     ...(tools ? { tools: validateToolsConfig(tools) } : {}),
     ...(channels ? { channels: validateChannelsConfig(channels) } : {}),

@@ -1,33 +1,79 @@
-import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
-import type { LanguageModel } from 'ai';
+import type { OpenAIProvider } from '@ai-sdk/openai';
+import type { JSONValue, LanguageModel } from 'ai';
 import type { AgentConfig } from '../agent-config/agent-config-schema.js';
 import { InvalidRequestError } from '../errors.js';
+import type { ModelConfig } from './model-config.js';
 import { modelFetch } from './model-fetch.js';
+import { mergeProviderOptions } from './provider-options.js';
+import type { ModelProviderOptions } from './providers/provider-definition.js';
+import { type ProviderName, providerRegistry } from './providers/provider-registry.js';
+
+/** The call settings a turn passes to `streamText` (only those set). */
+export interface ModelCallSettings {
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  maxOutputTokens?: number;
+  stopSequences?: string[];
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  maxRetries?: number;
+  /** `timeoutMs`: the whole call's time limit, in ms. */
+  timeout?: number;
+}
 
 export interface AgentModel {
   model: LanguageModel;
-  provider: OpenAIProvider;
+  /** Which provider and model answer: for the status row, the message usage and the usage rows. */
+  providerName: ProviderName;
+  modelId: string;
+  /** The OpenAI client, for its provider-defined tools (`betaSearch`); undefined on other providers. */
+  provider: OpenAIProvider | undefined;
   api: 'responses' | 'chat';
-  /** Passed to every model call: the Responses API keeps nothing server-side (`store: false`). */
-  providerOptions: { openai: { store: false } } | undefined;
+  callSettings: ModelCallSettings;
+  /** Passed to every model call: ours (`store: false`, the reasoning option), `config.model.providerOptions` over them. */
+  providerOptions: ModelProviderOptions | undefined;
+}
+
+const callSettingNames = ['temperature', 'topP', 'topK', 'maxOutputTokens', 'stopSequences', 'seed', 'presencePenalty', 'frequencyPenalty', 'maxRetries'] as const;
+
+function callSettingsOf(model: ModelConfig): ModelCallSettings {
+  const settings: Record<string, unknown> = {};
+  for (const name of callSettingNames) if (model[name] !== undefined) settings[name] = model[name];
+  if (model.timeoutMs !== undefined) settings.timeout = model.timeoutMs;
+  return settings as ModelCallSettings;
+}
+
+/** `config.model`, or the short form `config.provider.openai.model` (agents stored before `config.model`). */
+function chosenModel(config: AgentConfig): ModelConfig {
+  if (config.model) return config.model;
+  const openai = config.provider?.openai;
+  if (typeof openai?.model === 'string') return { provider: 'openai', id: openai.model };
+  const missing = config.provider && Object.keys(config.provider).length > 0 ? 'config.model' : 'config.provider';
+  throw new InvalidRequestError(`${missing} is missing: configure config.provider.<name> and config.model {provider, id} (or the short form config.provider.openai {apiKey, model}) before chatting with this agent`);
 }
 
 /**
- * The agent's model, through the real `@ai-sdk/openai` client. `api: "responses"` (default)
- * speaks the Responses API with `store: false`, so every call carries the whole conversation
- * and works against stateless OpenAI-compatible servers; `api: "chat"` speaks Chat Completions.
+ * The agent's model, through the official `@ai-sdk/<provider>` client of the provider
+ * `config.model` names (the registry in `providers/`), calling through `fetch` (the outbound
+ * policy's model fetch), with the call settings and provider options the turn passes on.
  */
 export function createAgentModel(config: AgentConfig, options: { fetch?: typeof fetch } = {}): AgentModel {
-  const settings = config.provider?.openai;
-  if (!settings) {
-    throw new InvalidRequestError('config.provider is missing: configure config.provider.openai {apiKey, model, baseURL?, api?} before chatting with this agent');
-  }
-  const provider = createOpenAI({ apiKey: settings.apiKey, ...(settings.baseURL ? { baseURL: settings.baseURL } : {}), fetch: options.fetch ?? modelFetch });
-  const api = settings.api ?? 'responses';
+  const chosen = chosenModel(config);
+  const settings = config.provider?.[chosen.provider];
+  if (!settings) throw new InvalidRequestError(`config.model.provider is "${chosen.provider}" but config.provider.${chosen.provider} is not configured`);
+  const definition = providerRegistry[chosen.provider];
+  const built = definition.create(settings, chosen.id, options.fetch ?? modelFetch);
+  const ours: Record<string, JSONValue> = { ...built.baseOptions, ...(chosen.reasoning ? definition.reasoning(chosen.reasoning, settings) : {}) };
+  const providerOptions = mergeProviderOptions(Object.keys(ours).length > 0 ? { [built.optionsKey]: ours } : {}, chosen.providerOptions);
   return {
-    model: api === 'chat' ? provider.chat(settings.model) : provider.responses(settings.model),
-    provider,
-    api,
-    providerOptions: api === 'responses' ? { openai: { store: false } } : undefined,
+    model: built.model,
+    providerName: chosen.provider,
+    modelId: chosen.id,
+    provider: built.openai?.provider,
+    api: built.openai?.api ?? 'chat',
+    callSettings: callSettingsOf(chosen),
+    providerOptions: Object.keys(providerOptions).length > 0 ? providerOptions : undefined,
   };
 }

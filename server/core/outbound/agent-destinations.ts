@@ -1,4 +1,5 @@
 import type { AgentConfig } from '../agent-config/agent-config-schema.js';
+import { isProviderName, providerRegistry } from '../model/providers/provider-registry.js';
 import type { OutboundPolicy } from './outbound-policy.js';
 import type { DestinationKind } from './outbound-settings.js';
 
@@ -10,15 +11,21 @@ export interface AgentDestination {
 }
 
 /**
- * The URLs of an agent config that the service itself calls: the model's `baseURL` (`model`),
+ * The URLs of an agent config that the service itself calls: each model provider's `baseURL`,
+ * or the endpoint its settings name (Bedrock's region, Azure's resource: `model`),
  * each channel's `apiBaseUrl` (`channels`), each tool's `workerUrl` (`workers`), each MCP server's
  * `url` (`mcp`), and the completion webhook's `url` (`webhooks`). (`completionBaseUrl` is not
  * here: the worker calls it, not the service.)
  */
 export function agentDestinations(config: AgentConfig): AgentDestination[] {
   const destinations: AgentDestination[] = [];
-  const baseURL = config.provider?.openai?.baseURL;
-  if (typeof baseURL === 'string') destinations.push({ field: 'config.provider.openai.baseURL', url: baseURL, kind: 'model' });
+  for (const [name, settings] of Object.entries(config.provider ?? {})) {
+    if (!isProviderName(name) || !settings) continue;
+    const url = providerRegistry[name].endpoint(settings);
+    // The field named is `baseURL` when set; otherwise the field the endpoint comes from.
+    const field = typeof settings.baseURL === 'string' ? 'baseURL' : name === 'amazon-bedrock' ? 'region' : 'resourceName';
+    if (typeof url === 'string') destinations.push({ field: `config.provider.${name}.${field}`, url, kind: 'model' });
+  }
   for (const [provider, settings] of Object.entries(config.channels ?? {})) {
     const apiBaseUrl = (settings as { apiBaseUrl?: unknown } | undefined)?.apiBaseUrl;
     if (typeof apiBaseUrl === 'string') destinations.push({ field: `config.channels.${provider}.apiBaseUrl`, url: apiBaseUrl, kind: 'channels' });

@@ -9,13 +9,13 @@ export interface RedactedSecret {
 
 /**
  * Which config fields are secrets (encrypted at rest, redacted in every response, never taken
- * on the CLI's command line): `apiKey`, or a name ending in `Token` or `Secret` (any case).
- * `publicKey` is not secret.
+ * on the CLI's command line): `apiKey`, Bedrock's `accessKeyId` and `secretAccessKey`, or a
+ * name ending in `Token` or `Secret` (any case). `publicKey` is not secret.
  */
 export function isSecretFieldName(name: string): boolean {
   const lower = name.toLowerCase();
   if (lower === 'publickey') return false;
-  return lower === 'apikey' || lower.endsWith('token') || lower.endsWith('secret');
+  return lower === 'apikey' || lower === 'accesskeyid' || lower === 'secretaccesskey' || lower.endsWith('token') || lower.endsWith('secret');
 }
 
 /**

@@ -34,7 +34,7 @@ describe('ConfigCipher', () => {
 
 describe('redaction', () => {
   it('knows secret field names by the contract', () => {
-    for (const name of ['apiKey', 'botToken', 'completionBearerToken', 'signingSecret', 'webhookSecret', 'secretToken', 'token', 'APIKEY']) expect(isSecretFieldName(name)).toBe(true);
+    for (const name of ['apiKey', 'botToken', 'completionBearerToken', 'signingSecret', 'webhookSecret', 'secretToken', 'token', 'APIKEY', 'accessKeyId', 'secretAccessKey', 'sessionToken']) expect(isSecretFieldName(name)).toBe(true);
     for (const name of ['publicKey', 'model', 'tokenizer', 'maxResults']) expect(isSecretFieldName(name)).toBe(false);
   });
 

@@ -7,6 +7,9 @@ import type { ToolFactory } from './tool-factory.js';
  * provider runs it. It needs the Responses API.
  */
 export const betaSearchFactory: ToolFactory = (_toolConfig, context) => {
+  if (!context.provider) {
+    throw new InvalidRequestError('config.tools.betaSearch needs config.model.provider to be "openai" (the provider runs this search)');
+  }
   if (context.providerApi !== 'responses') {
     throw new InvalidRequestError('config.tools.betaSearch needs config.provider.openai.api to be "responses" (the provider runs this search through the Responses API)');
   }

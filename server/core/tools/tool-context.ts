@@ -23,8 +23,8 @@ export interface ToolContext {
   turnId: string;
   transport: TransportKind;
   environment: ToolEnvironment;
-  /** The agent's model provider, for provider-defined tools. */
-  provider: OpenAIProvider;
+  /** The agent's OpenAI client, for its provider-defined tools; undefined when the agent's model is another provider's. */
+  provider: OpenAIProvider | undefined;
   providerApi: 'responses' | 'chat';
   logger: Logger;
   /** For destinations the operator chose (`ALPHA_BASE_URL`, `MOCK_WORKER_URL`). */

@@ -123,6 +123,8 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   };
   const inProgress = new StepInProgress({ ...(budget ? { budget } : {}), maxAnswerCharacters, answerTooLong });
   let stoppedBeforeNextCall = false;
+  // Each call's usage names the provider and model that made it.
+  const answeredBy = (usage: TokenUsage): TokenUsage => ({ ...usage, provider: agentModel.providerName, model: agentModel.modelId });
   const stopCondition = () => (stoppedBeforeNextCall = input.stopBeforeNextCall());
   const stream = streamText({
     model: agentModel.model,
@@ -133,7 +135,10 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     tools: input.tools,
     ...(input.unavailableTools ? { repairToolCall: input.unavailableTools.repairFunction() } : {}),
     stopWhen: [isStepCount(input.maxSteps), stopCondition],
-    maxRetries: input.maxRetries,
+    // `config.model`'s settings (temperature, topP... `timeoutMs` as `timeout`); its
+    // `maxRetries` over the service's.
+    ...agentModel.callSettings,
+    maxRetries: agentModel.callSettings.maxRetries ?? input.maxRetries,
     abortSignal: passAbort.signal,
     ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
     ...modelTelemetry(input.telemetry),
@@ -153,6 +158,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
       // An error event mid-stream ends the step without the provider's usage: estimated.
       const failed = step.finishReason === 'error' && !hasTokens(finished.usage) ? inProgress.failedStepUsage(streamedCharacters(step), prompt) : undefined;
       if (failed) finished.usage = failed;
+      finished.usage = answeredBy(finished.usage);
       steps.push(finished);
       input.callEnded(finished.usage);
     },
@@ -187,7 +193,8 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   }
   if (tooLong) modelError = tooLong;
   // A call cut short never got the provider's count, which comes with its last event: estimated.
-  const cutShort = inProgress.cutShortUsage(prompt);
+  const estimated = inProgress.cutShortUsage(prompt);
+  const cutShort = estimated ? answeredBy(estimated) : undefined;
   if (cutShort) input.callEnded(cutShort);
   // No `onEnd` and no error reported: the model produced no step at all (a cancel is not a failure).
   if (!passAbort.signal.aborted && responseMessages === undefined) modelError ??= new NoOutputGeneratedError({ message: 'No output generated. Check the stream for errors.' });

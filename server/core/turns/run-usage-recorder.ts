@@ -11,6 +11,8 @@ import { addUsage, hasTokens, sumUsage, type TokenUsage } from '../usage/token-u
  */
 export class RunUsageRecorder {
   private unrecorded: TokenUsage = sumUsage([]);
+  /** The same calls per provider and model (those that name theirs). */
+  private unrecordedByModel = new Map<string, TokenUsage>();
   private turnCounted: boolean;
 
   constructor(
@@ -28,6 +30,12 @@ export class RunUsageRecorder {
   /** Model calls whose count is to be written with the next flush. */
   add(calls: readonly TokenUsage[]): void {
     this.unrecorded = addUsage(this.unrecorded, sumUsage(calls));
+    for (const call of calls) {
+      if (call.provider === undefined || call.model === undefined) continue;
+      const key = JSON.stringify([call.provider, call.model]);
+      const before = this.unrecordedByModel.get(key);
+      this.unrecordedByModel.set(key, before ? addUsage(before, call) : call);
+    }
   }
 
   /** Counts what was not counted yet; its write starts before this returns. */
@@ -37,8 +45,10 @@ export class RunUsageRecorder {
     if (this.usage === undefined || (!startsTurn && !hasTokens(usage))) return Promise.resolve();
     this.turnCounted = true;
     this.unrecorded = sumUsage([]);
+    const byModel = [...this.unrecordedByModel.values()];
+    this.unrecordedByModel = new Map();
     const budget = this.run.budget;
-    const recorded = this.usage.record({ accountId: this.run.accountId, agentId: this.run.agentId, usage, startsTurn });
+    const recorded = this.usage.record({ accountId: this.run.accountId, agentId: this.run.agentId, usage, startsTurn, ...(byModel.length > 0 ? { byModel } : {}) });
     return budget ? recorded.then(() => budget.recorded(usage.totalTokens)) : recorded;
   }
 

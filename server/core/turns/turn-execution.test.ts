@@ -98,7 +98,7 @@ describe('TurnExecution', () => {
       {
         request,
         agent,
-        agentModel: { model: options.model, provider: undefined as unknown as AgentModel['provider'], api: 'chat', providerOptions: undefined },
+        agentModel: { model: options.model, providerName: 'openai', modelId: 'mock-model', provider: undefined as unknown as AgentModel['provider'], api: 'chat', callSettings: {}, providerOptions: undefined },
         tools: options.tools?.(holder) ?? {},
         ...(options.budget ? { budget: options.budget } : {}),
         state: loaded.state,

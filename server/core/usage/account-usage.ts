@@ -14,6 +14,16 @@ export interface TurnRunUsage {
   usage: TokenUsage;
   /** True for the run that started the turn (a user message); continuations count no new turn. */
   startsTurn: boolean;
+  /** The same usage per provider and model (each entry names its `provider` and `model`). */
+  byModel?: TokenUsage[];
+}
+
+/** One row of `GET /accounts/me/usage?by=model`: an agent's usage of one provider's model on one day. */
+export interface UsageByModelReportRow extends TokenUsage {
+  agentId: string;
+  day: string;
+  provider: string;
+  model: string;
 }
 
 /** One row of `GET /accounts/me/usage`. */
@@ -24,21 +34,28 @@ export interface UsageReportRow extends TokenUsage {
 }
 
 export interface UsageReport extends UsageRange {
-  usage: UsageReportRow[];
+  usage: UsageReportRow[] | UsageByModelReportRow[];
+}
+
+function tokenCounts(usage: TokenUsage): TokenUsage {
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.totalTokens,
+    ...(usage.cachedInputTokens !== undefined ? { cachedInputTokens: usage.cachedInputTokens } : {}),
+    ...(usage.cacheWriteTokens !== undefined ? { cacheWriteTokens: usage.cacheWriteTokens } : {}),
+    ...(usage.reasoningTokens !== undefined ? { reasoningTokens: usage.reasoningTokens } : {}),
+    ...(usage.estimatedTokens !== undefined ? { estimatedTokens: usage.estimatedTokens } : {}),
+  };
 }
 
 function reportRow(row: UsageRow): UsageReportRow {
-  return {
-    agentId: row.agentId,
-    day: row.day,
-    inputTokens: row.inputTokens,
-    outputTokens: row.outputTokens,
-    totalTokens: row.totalTokens,
-    ...(row.cachedInputTokens !== undefined ? { cachedInputTokens: row.cachedInputTokens } : {}),
-    ...(row.reasoningTokens !== undefined ? { reasoningTokens: row.reasoningTokens } : {}),
-    ...(row.estimatedTokens !== undefined ? { estimatedTokens: row.estimatedTokens } : {}),
-    turns: row.turns,
-  };
+  return { agentId: row.agentId, day: row.day, ...tokenCounts(row), turns: row.turns };
+}
+
+/** A day row split per provider and model (rows written before usage named its model have none). */
+function byModelRows(row: UsageRow): UsageByModelReportRow[] {
+  return Object.values(row.byModel ?? {}).map((usage) => ({ agentId: row.agentId, day: row.day, provider: usage.provider ?? '', model: usage.model ?? '', ...tokenCounts(usage) }));
 }
 
 export interface AccountUsageOptions {
@@ -60,17 +77,17 @@ export class AccountUsage {
     if (!run.startsTurn && !hasTokens(run.usage)) return;
     const now = this.options.now();
     try {
-      await this.options.repository.add({ accountId: run.accountId, agentId: run.agentId, day: utcDay(now), usage: run.usage, turns: run.startsTurn ? 1 : 0, updatedAt: now.toISOString() });
+      await this.options.repository.add({ accountId: run.accountId, agentId: run.agentId, day: utcDay(now), usage: run.usage, ...(run.byModel ? { byModel: run.byModel } : {}), turns: run.startsTurn ? 1 : 0, updatedAt: now.toISOString() });
     } catch (error) {
       this.options.logger.error({ event: 'usage', accountId: run.accountId, agentId: run.agentId, totalTokens: run.usage.totalTokens, error: (error as Error).message }, 'usage not recorded');
     }
   }
 
-  /** The account's rows over a range of days (default: the last 30), by day then agent. */
-  async report(accountId: string, query: { from?: string; to?: string }): Promise<UsageReport> {
+  /** The account's rows over a range of days (default: the last 30), by day then agent; `by: "model"` splits each per provider and model. */
+  async report(accountId: string, query: { from?: string; to?: string; by?: 'agent' | 'model' }): Promise<UsageReport> {
     const range = resolveUsageRange(query, this.options.now());
     const rows = await this.options.repository.list(accountId, range.from, range.to);
-    return { ...range, usage: rows.map(reportRow) };
+    return { ...range, usage: query.by === 'model' ? rows.flatMap(byModelRows) : rows.map(reportRow) };
   }
 
   /** Refuses a new turn (429) once the account's tokens of today reach its daily limit. */

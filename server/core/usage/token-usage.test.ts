@@ -23,7 +23,7 @@ describe('usageFromModel', () => {
     });
     expect(usageFromModel(detailed)).toEqual({ inputTokens: 10, outputTokens: 4, totalTokens: 14, cachedInputTokens: 3, reasoningTokens: 2 });
     const zeros = modelUsage({ inputTokens: 1, outputTokens: 1, totalTokens: 2, inputTokenDetails: { noCacheTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } });
-    expect(usageFromModel(zeros)).toEqual({ inputTokens: 1, outputTokens: 1, totalTokens: 2, cachedInputTokens: 0 });
+    expect(usageFromModel(zeros)).toEqual({ inputTokens: 1, outputTokens: 1, totalTokens: 2, cachedInputTokens: 0, cacheWriteTokens: 0 });
   });
 
   it('keeps a zero detail only when the provider\'s raw usage has that field: the OpenAI provider fills a missing one with 0', () => {

@@ -11,7 +11,15 @@ export interface TokenUsage {
   outputTokens: number;
   totalTokens: number;
   cachedInputTokens?: number;
+  /** Input tokens written to the provider's cache (Anthropic, Bedrock), when reported. */
+  cacheWriteTokens?: number;
   reasoningTokens?: number;
+  /**
+   * Which provider (`config.provider` name) and model answered: on each call, and on a sum the
+   * last call's (the model that gave the answer).
+   */
+  provider?: string;
+  model?: string;
   /**
    * How many of `totalTokens` the service estimated rather than read from the provider: a
    * model call cut short (cancel, abort, timeout, error) whose usage never arrived. Absent
@@ -28,6 +36,8 @@ function count(value: number | undefined): number {
 
 /** Keys under which providers report cache reads (OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`, Google `cachedContentTokenCount`...). */
 const cachedKeys = /cached|cache_?read/i;
+/** Keys under which providers report cache writes (Anthropic `cache_creation_input_tokens`, Bedrock `cacheWriteInputTokens`). */
+const cacheWriteKeys = /cache_?(creation|write)/i;
 /** Keys under which providers report reasoning (OpenAI `reasoning_tokens`, Google `thoughtsTokenCount`...). */
 const reasoningKeys = /reasoning|thoughts/i;
 
@@ -48,12 +58,24 @@ function reportedDetail(value: number | undefined, raw: unknown, pattern: RegExp
   return rawReports(raw, pattern) ? 0 : undefined;
 }
 
-function withDetails(base: Omit<TokenUsage, 'cachedInputTokens' | 'reasoningTokens' | 'estimatedTokens'>, cached: number | undefined, reasoning: number | undefined, estimated?: number): TokenUsage {
+interface Details {
+  cached?: number | undefined;
+  cacheWrite?: number | undefined;
+  reasoning?: number | undefined;
+  estimated?: number | undefined;
+  provider?: string | undefined;
+  model?: string | undefined;
+}
+
+function withDetails(base: Pick<TokenUsage, 'inputTokens' | 'outputTokens' | 'totalTokens'>, details: Details): TokenUsage {
   return {
     ...base,
-    ...(cached !== undefined ? { cachedInputTokens: cached } : {}),
-    ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}),
-    ...(estimated !== undefined ? { estimatedTokens: estimated } : {}),
+    ...(details.cached !== undefined ? { cachedInputTokens: details.cached } : {}),
+    ...(details.cacheWrite !== undefined ? { cacheWriteTokens: details.cacheWrite } : {}),
+    ...(details.reasoning !== undefined ? { reasoningTokens: details.reasoning } : {}),
+    ...(details.estimated !== undefined ? { estimatedTokens: details.estimated } : {}),
+    ...(details.provider !== undefined ? { provider: details.provider } : {}),
+    ...(details.model !== undefined ? { model: details.model } : {}),
   };
 }
 
@@ -65,7 +87,7 @@ function addDetail(left: number | undefined, right: number | undefined): number 
 /**
  * The AI SDK's usage of one model call in our shape. A provider that reports no total gets
  * input plus output; the cache and reasoning details are read from the usage's
- * `inputTokenDetails.cacheReadTokens` and `outputTokenDetails.reasoningTokens` (AI SDK 7
+ * `inputTokenDetails.cacheReadTokens` / `.cacheWriteTokens` and `outputTokenDetails.reasoningTokens` (AI SDK 7
  * dropped the older flat `cachedInputTokens` and `reasoningTokens`).
  */
 export function usageFromModel(usage: LanguageModelUsage | undefined): TokenUsage {
@@ -74,11 +96,12 @@ export function usageFromModel(usage: LanguageModelUsage | undefined): TokenUsag
   const outputTokens = count(usage.outputTokens);
   const totalTokens = usage.totalTokens === undefined ? inputTokens + outputTokens : count(usage.totalTokens);
   const cached = reportedDetail(usage.inputTokenDetails?.cacheReadTokens, usage.raw, cachedKeys);
+  const cacheWrite = reportedDetail(usage.inputTokenDetails?.cacheWriteTokens, usage.raw, cacheWriteKeys);
   const reasoning = reportedDetail(usage.outputTokenDetails?.reasoningTokens, usage.raw, reasoningKeys);
-  return withDetails({ inputTokens, outputTokens, totalTokens }, cached, reasoning);
+  return withDetails({ inputTokens, outputTokens, totalTokens }, { cached, cacheWrite, reasoning });
 }
 
-/** The sum of two usages. */
+/** The sum of two usages; its `provider` and `model` are the right side's when it has them. */
 export function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
   return withDetails(
     {
@@ -86,9 +109,15 @@ export function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
       outputTokens: left.outputTokens + right.outputTokens,
       totalTokens: left.totalTokens + right.totalTokens,
     },
-    addDetail(left.cachedInputTokens, right.cachedInputTokens),
-    addDetail(left.reasoningTokens, right.reasoningTokens),
-    addDetail(left.estimatedTokens, right.estimatedTokens),
+    {
+      cached: addDetail(left.cachedInputTokens, right.cachedInputTokens),
+      cacheWrite: addDetail(left.cacheWriteTokens, right.cacheWriteTokens),
+      reasoning: addDetail(left.reasoningTokens, right.reasoningTokens),
+      estimated: addDetail(left.estimatedTokens, right.estimatedTokens),
+      // The later call's model: a sum in call order names the model that answered last.
+      provider: right.provider ?? left.provider,
+      model: right.model ?? left.model,
+    },
   );
 }
 

@@ -10,6 +10,8 @@ export interface UsageRow extends TokenUsage {
   day: UsageDay;
   /** Turns started on that day (a turn's continuations after async tools or approvals add none). */
   turns: number;
+  /** The same tokens per provider and model, keyed by `JSON.stringify([provider, model])`; absent on rows written before. */
+  byModel?: Record<string, TokenUsage>;
   updatedAt: string;
 }
 
@@ -19,6 +21,8 @@ export interface UsageIncrement {
   agentId: string;
   day: UsageDay;
   usage: TokenUsage;
+  /** The same usage per provider and model (each naming its `provider` and `model`). */
+  byModel?: TokenUsage[];
   turns: number;
   updatedAt: string;
 }
@@ -44,7 +48,19 @@ interface PendingIncrements {
 }
 
 function merged(left: UsageIncrement, right: UsageIncrement): UsageIncrement {
-  return { ...right, usage: addUsage(left.usage, right.usage), turns: left.turns + right.turns };
+  const byModel = [...(left.byModel ?? []), ...(right.byModel ?? [])];
+  return { ...right, usage: addUsage(left.usage, right.usage), ...(byModel.length > 0 ? { byModel } : {}), turns: left.turns + right.turns };
+}
+
+/** A row's per-model counts with an increment's added. */
+function addByModel(before: Record<string, TokenUsage> | undefined, increments: readonly TokenUsage[] | undefined): Record<string, TokenUsage> | undefined {
+  if (!increments || increments.length === 0) return before;
+  const after = { ...before };
+  for (const usage of increments) {
+    const key = JSON.stringify([usage.provider ?? '', usage.model ?? '']);
+    after[key] = Object.hasOwn(after, key) ? addUsage(after[key]!, usage) : usage;
+  }
+  return after;
 }
 
 /**
@@ -103,9 +119,12 @@ export class UsageRepository {
       // The version this process wrote last, else a read (the first increment, or another replica wrote since).
       const current = this.known.get(rowId) ?? (await this.table.get(partition, key));
       const base: UsageRow = current?.value ?? { accountId, agentId, day, inputTokens: 0, outputTokens: 0, totalTokens: 0, turns: 0, updatedAt: increment.updatedAt };
+      const { provider: _provider, model: _model, ...total } = addUsage(base, increment.usage);
+      const byModel = addByModel(base.byModel, increment.byModel);
       const next: UsageRow = {
         ...base,
-        ...addUsage(base, increment.usage),
+        ...total,
+        ...(byModel ? { byModel } : {}),
         turns: base.turns + increment.turns,
         updatedAt: increment.updatedAt,
       };

@@ -48,7 +48,7 @@ export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): 
       { schema: { summary: 'The account of the bearer', tags: ['accounts'], response: { 200: accountView, ...errorResponses(404) } } },
       async (request) => core.accounts.get(currentAccount(request).accountId),
     );
-    scope.get<{ Querystring: { from?: string; to?: string } }>('/accounts/me/usage', { schema: usageRouteSchema }, async (request) =>
+    scope.get<{ Querystring: { from?: string; to?: string; by?: 'agent' | 'model' } }>('/accounts/me/usage', { schema: usageRouteSchema }, async (request) =>
       core.usage.report(currentAccount(request).accountId, request.query),
     );
   });

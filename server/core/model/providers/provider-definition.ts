@@ -1,0 +1,43 @@
+import type { OpenAIProvider } from '@ai-sdk/openai';
+import type { JSONValue, LanguageModel } from 'ai';
+import type { z } from 'zod';
+
+/** `config.model.reasoning`: how hard the model thinks before it answers. */
+export type ReasoningLevel = 'none' | 'low' | 'medium' | 'high';
+
+/** Options per provider key, as `streamText`'s `providerOptions` takes them. */
+export type ModelProviderOptions = Record<string, Record<string, JSONValue>>;
+
+/** What a provider builds for one model id. */
+export interface ProviderModel {
+  model: LanguageModel;
+  /** The `providerOptions` key this provider's client reads (`openai`, `anthropic`, `amazonBedrock`...). */
+  optionsKey: string;
+  /** Options always sent (the OpenAI Responses API's `store: false`). */
+  baseOptions?: Record<string, JSONValue>;
+  /** The OpenAI client and API, for its provider-defined tools (`betaSearch`); openai only. */
+  openai?: { provider: OpenAIProvider; api: 'responses' | 'chat' };
+}
+
+/**
+ * One model provider: the fields `config.provider.<name>` takes, where its calls go, how its
+ * official AI SDK client is built and how `config.model.reasoning` reads in its own options.
+ * Every provider has the same shape, registered in one static map (`provider-registry.ts`).
+ */
+export interface ProviderDefinition<Settings = Record<string, unknown>> {
+  /** Validates `config.provider.<name>`; a missing credential is an error, never the operator's environment variable. */
+  settings: z.ZodType<Settings>;
+  /** Each field and what it is, for `harness models` and docs/models.md. */
+  fields: Record<string, string>;
+  /** The address the client calls (its `baseURL`, or the endpoint derived from the settings): under the outbound policy as `model`. */
+  endpoint: (settings: Settings) => string | undefined;
+  /** The model through the official client, calling through `fetch` (the outbound policy's model fetch). */
+  create: (settings: Settings, modelId: string, fetch: typeof globalThis.fetch) => ProviderModel;
+  /** `reasoning` as this provider's own options (under `optionsKey`); undefined where the provider has no such option. */
+  reasoning: (level: ReasoningLevel, settings: Settings) => Record<string, JSONValue> | undefined;
+}
+
+/** Keeps each provider file typed by its own settings while the registry holds them side by side. */
+export function defineProvider<Settings>(definition: ProviderDefinition<Settings>): ProviderDefinition {
+  return definition as unknown as ProviderDefinition;
+}
