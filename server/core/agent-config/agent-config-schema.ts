@@ -5,6 +5,7 @@ import { InvalidRequestError } from '../errors.js';
 import { type McpConfig, validateMcpConfig } from '../mcp/mcp-config-schema.js';
 import { type ModelConfig, modelConfigSchema } from '../model/model-config.js';
 import { checkModelProviders, type ProviderConfigs, validateProviderConfigs } from '../model/provider-config.js';
+import { checkProviderTools } from '../model/provider-tools.js';
 import { zodIssueError } from './zod-issue.js';
 import { type AgentConfigSections, validateAgentConfigSections } from './agent-config-sections.js';
 import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
@@ -78,12 +79,14 @@ export function validateAgentConfig(config: unknown): AgentConfig {
   if (!parsed.success) throw zodIssueError('config', parsed.error);
   const { provider: _provider, model, tools, channels, webhooks, mcp, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
   checkModelProviders(providers, model as ModelConfig | undefined);
+  const validatedTools = tools ? validateToolsConfig(tools) : undefined;
+  checkProviderTools(providers, model as ModelConfig | undefined, validatedTools);
   return {
     ...rest,
     ...(providers ? { provider: providers } : {}),
     ...(model ? { model: model as ModelConfig } : {}),
     ...validateAgentConfigSections({ sandbox, workspace, subagent, skills }),
-    ...(tools ? { tools: validateToolsConfig(tools) } : {}),
+    ...(validatedTools ? { tools: validatedTools } : {}),
     ...(channels ? { channels: validateChannelsConfig(channels) } : {}),
     ...(webhooks !== undefined ? { webhooks: validateWebhooksConfig(webhooks) } : {}),
     ...(mcp !== undefined ? { mcp: validateMcpConfig(mcp) } : {}),

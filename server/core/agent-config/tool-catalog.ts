@@ -54,7 +54,17 @@ export const toolCatalog = {
   },
   betaSearch: {
     kind: 'provider-defined',
-    summary: "The model provider's own web search (no local execute).",
+    summary: "The model provider's own web search: OpenAI, Azure, Anthropic, Google, xAI (no local execute).",
+    options: z.strictObject({ ...commonToolOptions }),
+  },
+  codeExecution: {
+    kind: 'provider-defined',
+    summary: "The model provider's own code execution: OpenAI, Azure, Anthropic, Google, xAI (no local execute).",
+    options: z.strictObject({ ...commonToolOptions }),
+  },
+  urlContext: {
+    kind: 'provider-defined',
+    summary: "The model provider's own reading of URLs in the conversation: Google (no local execute).",
     options: z.strictObject({ ...commonToolOptions }),
   },
   test_async: {

@@ -1,4 +1,3 @@
-import { createOpenAI } from '@ai-sdk/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostileMcpServer, type HostileMcpServer } from '../../../fixtures/mcp-server/hostile-mcp-server.js';
 import { silentLogger } from '../logger.js';
@@ -18,8 +17,8 @@ describe('MCP tool source', () => {
     turnId: 'turn_1',
     transport: 'json',
     environment: { alphaBaseUrl: 'http://127.0.0.1:9' },
-    provider: createOpenAI({ apiKey: 'x' }),
-    providerApi: 'chat',
+    providerName: 'openai',
+    providerTools: {},
     logger: { ...silentLogger, warn: (_fields, message) => warnings.push(String(message)) },
     fetch,
   };

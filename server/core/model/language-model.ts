@@ -1,10 +1,10 @@
-import type { OpenAIProvider } from '@ai-sdk/openai';
 import type { JSONValue, LanguageModel } from 'ai';
 import type { AgentConfig } from '../agent-config/agent-config-schema.js';
 import { InvalidRequestError } from '../errors.js';
 import type { ModelConfig } from './model-config.js';
 import { modelFetch } from './model-fetch.js';
 import { mergeProviderOptions } from './provider-options.js';
+import { type ProviderTools, providerToolsOf } from './provider-tools.js';
 import type { ModelProviderOptions } from './providers/provider-definition.js';
 import { type ProviderName, providerRegistry } from './providers/provider-registry.js';
 
@@ -28,9 +28,8 @@ export interface AgentModel {
   /** Which provider and model answer: for the status row, the message usage and the usage rows. */
   providerName: ProviderName;
   modelId: string;
-  /** The OpenAI client, for its provider-defined tools (`betaSearch`); undefined on other providers. */
-  provider: OpenAIProvider | undefined;
-  api: 'responses' | 'chat';
+  /** The provider's own tools (`betaSearch`, `codeExecution`, `urlContext`) it has, for the tool factories. */
+  providerTools: ProviderTools;
   callSettings: ModelCallSettings;
   /** Passed to every model call: ours (`store: false`, the reasoning option), `config.model.providerOptions` over them. */
   providerOptions: ModelProviderOptions | undefined;
@@ -71,8 +70,7 @@ export function createAgentModel(config: AgentConfig, options: { fetch?: typeof 
     model: built.model,
     providerName: chosen.provider,
     modelId: chosen.id,
-    provider: built.openai?.provider,
-    api: built.openai?.api ?? 'chat',
+    providerTools: providerToolsOf(chosen.provider, settings),
     callSettings: callSettingsOf(chosen),
     providerOptions: Object.keys(providerOptions).length > 0 ? providerOptions : undefined,
   };

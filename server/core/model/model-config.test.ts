@@ -68,7 +68,7 @@ describe('config.provider and config.model', () => {
 
   it('keeps the short form: provider.openai.model without config.model', () => {
     const model = createAgentModel(validateAgentConfig({ provider: { openai: { apiKey: 'k', model: 'gpt-test' } } }));
-    expect([model.providerName, model.modelId, model.api]).toEqual(['openai', 'gpt-test', 'responses']);
+    expect([model.providerName, model.modelId, Object.keys(model.providerTools)]).toEqual(['openai', 'gpt-test', ['betaSearch', 'codeExecution']]);
     expect(model.providerOptions).toEqual({ openai: { store: false } });
   });
 

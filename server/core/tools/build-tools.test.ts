@@ -1,9 +1,9 @@
-import { createOpenAI } from '@ai-sdk/openai';
 import { tool, type Tool, type ToolSet } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFixtureSearch, type FixtureSearchServer } from '../../../fixtures/search-server/fixture-search-server.js';
 import type { Logger } from '../logger.js';
+import { providerToolsOf } from '../model/provider-tools.js';
 import { buildTools, type ToolSource } from './build-tools.js';
 import type { ToolContext } from './tool-context.js';
 import { toolFactories } from './tool-registry.js';
@@ -42,8 +42,8 @@ describe('buildTools: the registry rules of the spec', () => {
       turnId: 'turn_1',
       transport: 'json',
       environment: { alphaBaseUrl: search.baseURL },
-      provider: createOpenAI({ apiKey: 'x', baseURL: 'http://127.0.0.1:9/v1' }),
-      providerApi: 'responses',
+      providerName: 'openai',
+      providerTools: providerToolsOf('openai', { apiKey: 'x' }),
       logger: recorder.logger,
       fetch,
       ...overrides,
@@ -128,8 +128,8 @@ describe('search tools', () => {
     turnId: 'turn_1',
     transport: 'json',
     environment: { alphaBaseUrl: search.baseURL, ...(alphaApiKey ? { alphaApiKey } : {}) },
-    provider: createOpenAI({ apiKey: 'x' }),
-    providerApi: 'chat',
+    providerName: 'openai',
+    providerTools: providerToolsOf('openai', { apiKey: 'x', api: 'chat' }),
     logger: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} },
     fetch,
   });
@@ -160,7 +160,9 @@ describe('search tools', () => {
     await expect(tools.alphaSearch!.execute!({ query: 'x' }, callOptions)).rejects.toThrow('alphaSearch: the service answered HTTP 401');
   });
 
-  it('refuses betaSearch on the Chat Completions API', async () => {
-    await expect(buildTools({ tools: { betaSearch: {} } }, context())).rejects.toThrow('config.tools.betaSearch needs config.provider.openai.api to be "responses"');
+  it('refuses betaSearch on the Chat Completions API, naming the field and the providers that have it', async () => {
+    await expect(buildTools({ tools: { betaSearch: {} } }, context())).rejects.toThrow(
+      'config.tools.betaSearch is the model provider\'s own web search, which config.model.provider "openai" does not have (providers that have it: openai (api "responses"), anthropic, google, azure (api "responses"), xai)',
+    );
   });
 });

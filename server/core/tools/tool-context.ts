@@ -1,5 +1,6 @@
-import type { OpenAIProvider } from '@ai-sdk/openai';
 import type { Logger } from '../logger.js';
+import type { ProviderTools } from '../model/provider-tools.js';
+import type { ProviderName } from '../model/providers/provider-registry.js';
 import type { UnavailableTools } from './unavailable-tools.js';
 
 /** Where a turn came from; decides approval and async behaviour. */
@@ -23,9 +24,10 @@ export interface ToolContext {
   turnId: string;
   transport: TransportKind;
   environment: ToolEnvironment;
-  /** The agent's OpenAI client, for its provider-defined tools; undefined when the agent's model is another provider's. */
-  provider: OpenAIProvider | undefined;
-  providerApi: 'responses' | 'chat';
+  /** The provider the agent's model is on, for the error naming a tool it lacks. */
+  providerName: ProviderName;
+  /** That provider's own tools (web search, code execution, URL context) where it has them. */
+  providerTools: ProviderTools;
   logger: Logger;
   /** For destinations the operator chose (`ALPHA_BASE_URL`, `MOCK_WORKER_URL`). */
   fetch: typeof fetch;

@@ -16,7 +16,6 @@ import { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.j
 import type { ConversationState } from '../conversations/conversation.js';
 import { ConversationsRepository } from '../conversations/conversations-repository.js';
 import { silentLogger } from '../logger.js';
-import type { AgentModel } from '../model/language-model.js';
 import { LowdbStorage } from '../storage/lowdb-storage.js';
 import type { TurnRunUsage } from '../usage/account-usage.js';
 import { LiveTokenCount } from '../usage/live-token-count.js';
@@ -98,7 +97,7 @@ describe('TurnExecution', () => {
       {
         request,
         agent,
-        agentModel: { model: options.model, providerName: 'openai', modelId: 'mock-model', provider: undefined as unknown as AgentModel['provider'], api: 'chat', callSettings: {}, providerOptions: undefined },
+        agentModel: { model: options.model, providerName: 'openai', modelId: 'mock-model', providerTools: {}, callSettings: {}, providerOptions: undefined },
         tools: options.tools?.(holder) ?? {},
         ...(options.budget ? { budget: options.budget } : {}),
         state: loaded.state,

@@ -1,4 +1,4 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
+import { anthropic, createAnthropic } from '@ai-sdk/anthropic';
 import { z } from 'zod';
 import { defineProvider } from './provider-definition.js';
 import { connectionOptions, keyedConnection, reasoningBudgets, sharedFieldDescriptions } from './provider-fields.js';
@@ -12,4 +12,6 @@ export const anthropicProvider = defineProvider<z.infer<typeof settings>>({
   endpoint: (config) => config.baseURL,
   create: (config, modelId, fetch) => ({ model: createAnthropic({ apiKey: config.apiKey, ...connectionOptions(config), fetch })(modelId), optionsKey: 'anthropic' }),
   reasoning: (level) => ({ thinking: level === 'none' ? { type: 'disabled' } : { type: 'enabled', budgetTokens: reasoningBudgets[level] } }),
+  // The versions every current Claude model takes (the newer web search needs code execution beside it).
+  tools: () => ({ betaSearch: () => anthropic.tools.webSearch_20250305({}), codeExecution: () => anthropic.tools.codeExecution_20250825({}) }),
 });

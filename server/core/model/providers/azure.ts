@@ -1,4 +1,4 @@
-import { createAzure } from '@ai-sdk/azure';
+import { azure, createAzure } from '@ai-sdk/azure';
 import { z } from 'zod';
 import { defineProvider } from './provider-definition.js';
 import { apiKeyField, baseURLField, headersField, sharedFieldDescriptions } from './provider-fields.js';
@@ -49,4 +49,6 @@ export const azureProvider = defineProvider<AzureConfig>({
   },
   // A deployment's name says nothing of its model, so the client is told it reasons (`forceReasoning`).
   reasoning: (level, config) => (level === 'none' ? { reasoningEffort: 'none' } : { reasoningEffort: level, forceReasoning: true, ...((config.api ?? 'responses') === 'responses' ? { reasoningSummary: 'auto' } : {}) }),
+  // As OpenAI's: only the Responses API runs them.
+  tools: (config) => ((config.api ?? 'responses') === 'chat' ? {} : { betaSearch: () => azure.tools.webSearch({}), codeExecution: () => azure.tools.codeInterpreter({}) }),
 });

@@ -1,4 +1,4 @@
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createGoogleGenerativeAI, google } from '@ai-sdk/google';
 import { z } from 'zod';
 import { defineProvider } from './provider-definition.js';
 import { connectionOptions, keyedConnection, reasoningBudgets, sharedFieldDescriptions } from './provider-fields.js';
@@ -12,4 +12,5 @@ export const googleProvider = defineProvider<z.infer<typeof settings>>({
   endpoint: (config) => config.baseURL,
   create: (config, modelId, fetch) => ({ model: createGoogleGenerativeAI({ apiKey: config.apiKey, ...connectionOptions(config), fetch })(modelId), optionsKey: 'google' }),
   reasoning: (level) => ({ thinkingConfig: level === 'none' ? { thinkingBudget: 0, includeThoughts: false } : { thinkingBudget: reasoningBudgets[level], includeThoughts: true } }),
+  tools: () => ({ betaSearch: () => google.tools.googleSearch({}), codeExecution: () => google.tools.codeExecution({}), urlContext: () => google.tools.urlContext({}) }),
 });

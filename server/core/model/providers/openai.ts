@@ -1,4 +1,4 @@
-import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAI, openai } from '@ai-sdk/openai';
 import { z } from 'zod';
 import { defineProvider } from './provider-definition.js';
 import { connectionOptions, keyedConnection, sharedFieldDescriptions } from './provider-fields.js';
@@ -28,9 +28,10 @@ export const openAiProvider = defineProvider<OpenAiProviderConfig>({
       model: api === 'chat' ? provider.chat(modelId) : provider.responses(modelId),
       optionsKey: 'openai',
       ...(api === 'responses' ? { baseOptions: { store: false } } : {}),
-      openai: { provider, api },
     };
   },
   // The Responses API streams the reasoning only as a summary, which it sends when asked.
   reasoning: (level, config) => ({ reasoningEffort: level, ...(level !== 'none' && (config.api ?? 'responses') === 'responses' ? { reasoningSummary: 'auto' } : {}) }),
+  // Chat Completions has no provider-run tools; the Responses API has these.
+  tools: (config) => ((config.api ?? 'responses') === 'chat' ? {} : { betaSearch: () => openai.tools.webSearch({}), codeExecution: () => openai.tools.codeInterpreter({}) }),
 });

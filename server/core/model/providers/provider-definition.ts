@@ -1,6 +1,6 @@
-import type { OpenAIProvider } from '@ai-sdk/openai';
 import type { JSONValue, LanguageModel } from 'ai';
 import type { z } from 'zod';
+import type { ProviderTools } from '../provider-tools.js';
 
 /** `config.model.reasoning`: how hard the model thinks before it answers. */
 export type ReasoningLevel = 'none' | 'low' | 'medium' | 'high';
@@ -15,8 +15,6 @@ export interface ProviderModel {
   optionsKey: string;
   /** Options always sent (the OpenAI Responses API's `store: false`). */
   baseOptions?: Record<string, JSONValue>;
-  /** The OpenAI client and API, for its provider-defined tools (`betaSearch`); openai only. */
-  openai?: { provider: OpenAIProvider; api: 'responses' | 'chat' };
 }
 
 /**
@@ -35,6 +33,12 @@ export interface ProviderDefinition<Settings = Record<string, unknown>> {
   create: (settings: Settings, modelId: string, fetch: typeof globalThis.fetch) => ProviderModel;
   /** `reasoning` as this provider's own options (under `optionsKey`); undefined where the provider has no such option. */
   reasoning: (level: ReasoningLevel, settings: Settings) => Record<string, JSONValue> | undefined;
+  /**
+   * The provider's own tools (`betaSearch`, `codeExecution`, `urlContext`), as its official
+   * client defines them; absent or empty where it has none. Tool definitions are plain data,
+   * the same on every client, so they are read from the package's `tools` without a key.
+   */
+  tools?: (settings: Settings) => ProviderTools;
 }
 
 /** Keeps each provider file typed by its own settings while the registry holds them side by side. */

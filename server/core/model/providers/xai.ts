@@ -1,4 +1,4 @@
-import { createXai } from '@ai-sdk/xai';
+import { createXai, xaiTools } from '@ai-sdk/xai';
 import { z } from 'zod';
 import { defineProvider } from './provider-definition.js';
 import { connectionOptions, keyedConnection, sharedFieldDescriptions } from './provider-fields.js';
@@ -12,4 +12,5 @@ export const xaiProvider = defineProvider<z.infer<typeof settings>>({
   endpoint: (config) => config.baseURL,
   create: (config, modelId, fetch) => ({ model: createXai({ apiKey: config.apiKey, ...connectionOptions(config), fetch })(modelId), optionsKey: 'xai' }),
   reasoning: (level) => ({ reasoningEffort: level }),
+  tools: () => ({ betaSearch: () => xaiTools.webSearch({}), codeExecution: () => xaiTools.codeExecution({}) }),
 });
