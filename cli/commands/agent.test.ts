@@ -31,14 +31,23 @@ describe('harness agent', () => {
     expect(JSON.parse(context.output())).toEqual(helper);
   });
 
-  it('puts the config object from a file as {config}', async () => {
-    const { context, service } = await setup(() => ({ status: 201, body: helper }));
+  it('puts the config object from a file as {config} and prints the stored config, redacted as the service shows it', async () => {
+    const stored = { ...helper, config: { ...helper.config, provider: { anthropic: { apiKey: { redacted: true, last4: 'f00d' } } }, model: { provider: 'anthropic', id: 'claude-sonnet-4-5' } } };
+    const { context, service } = await setup(() => ({ status: 201, body: stored }));
     const file = join(context.homeDir, 'config.json');
-    await writeFile(file, JSON.stringify(helper.config));
+    const sent = { ...helper.config, provider: { anthropic: { apiKey: 'sk-ant-secret-0123f00d' } }, model: { provider: 'anthropic', id: 'claude-sonnet-4-5' } };
+    await writeFile(file, JSON.stringify(sent));
     await runInProcess(context, ['agent', 'put', 'helper', '--file', file]);
     expect(service.requests[0]).toMatchObject({ method: 'PUT', url: '/accounts/me/agents/helper' });
-    expect(JSON.parse(service.requests[0]?.body ?? '')).toEqual({ config: helper.config });
-    expect(context.output()).toBe('Saved agent helper (tools: test_async).\n');
+    expect(JSON.parse(service.requests[0]?.body ?? '')).toEqual({ config: sent });
+    expect(context.output()).toBe(`Saved agent helper (tools: test_async).\nconfig:\n${JSON.stringify(stored.config, null, 2)}\n`);
+    expect(context.output()).not.toContain('sk-ant-secret');
+  });
+
+  it('prints the whole stored agent with --json', async () => {
+    const { context } = await setup(() => ({ status: 200, body: helper }), '{"system":"Be brief."}');
+    await runInProcess(context, ['agent', 'put', 'helper', '--file', '-', '--json']);
+    expect(JSON.parse(context.output())).toEqual(helper);
   });
 
   it('reads the config from stdin with --file -', async () => {

@@ -65,12 +65,17 @@ export async function readConfigFile(context: CliContext, file: string): Promise
   return config as Record<string, unknown>;
 }
 
+/**
+ * Puts an agent's whole config (file or stdin) through the account service's PUT route and
+ * prints what the service stored, as it shows it: every secret redacted, defaults filled in.
+ */
 export async function putAgent(context: CliContext, agentId: string, options: CommonOptions & { file: string }): Promise<void> {
   const config = await readConfigFile(context, options.file);
   const { accountService } = await openAccountSession(context, options.profile);
   const agent = await accountService.send<Agent>('PUT', agentPath(agentId), { body: { config } });
-  if (options.json) printJson(context.stdout, agent);
-  else printText(context.stdout, `Saved agent ${agent.agentId} (tools: ${enabledTools(agent)}).`);
+  if (options.json) return printJson(context.stdout, agent);
+  printText(context.stdout, `Saved agent ${agent.agentId} (tools: ${enabledTools(agent)}).`);
+  printText(context.stdout, `config:\n${JSON.stringify(agent.config, null, 2)}`);
 }
 
 export async function deleteAgent(context: CliContext, agentId: string, options: CommonOptions): Promise<void> {
