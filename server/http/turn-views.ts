@@ -103,6 +103,23 @@ const approvalAnswerPart = {
   properties: { type: { const: 'tool-approval-response' }, approvalId: { type: 'string' }, approved: { type: 'boolean' }, reason: { type: 'string', maxLength: 2000 } },
 } as const;
 
+/** The fields any chat body may carry for its run alone: `model` settings and `instructions` (never stored). */
+const runOverrideProperties = {
+  model: {
+    type: 'object',
+    description: 'Settings over `config.model`\'s for this run only; `provider`, `id` and keys are refused (400 naming the field). `providerOptions` is deep-merged over the config\'s and wins.',
+    additionalProperties: false,
+    properties: {
+      temperature: { type: 'number', minimum: 0, maximum: 2 },
+      topP: { type: 'number', minimum: 0, maximum: 1 },
+      maxOutputTokens: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+      reasoning: { type: 'string', enum: ['none', 'low', 'medium', 'high'] },
+      providerOptions: { type: 'object', additionalProperties: { type: 'object' } },
+    },
+  },
+  instructions: { type: 'string', maxLength: 20_000, description: 'System text after the agent\'s `system`, for this run only (its continuations too); never stored in the conversation.' },
+} as const;
+
 /**
  * The chat body as the document shows it. The route itself only checks that the body is an
  * object: the core reads it and names the offending field in its 400.
@@ -115,6 +132,7 @@ export const documentedChatBody = {
       required: ['conversationKey', 'message'],
       properties: {
         conversationKey: { type: 'string', minLength: 1, maxLength: 256 },
+        ...runOverrideProperties,
         message: {
           description: 'User text, an AI SDK user model message, or a tool message whose content is only `tool-approval-response` parts.',
           oneOf: [
@@ -130,7 +148,7 @@ export const documentedChatBody = {
       title: 'AI SDK chat transport',
       description: 'What `DefaultChatTransport` sends: `id` is the conversation key; the last message is the new input (user text, or the assistant message carrying approval answers).',
       required: ['id', 'messages'],
-      properties: { id: { type: 'string', minLength: 1, maxLength: 256 }, messages: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: true } } },
+      properties: { id: { type: 'string', minLength: 1, maxLength: 256 }, messages: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: true } }, ...runOverrideProperties },
     },
   ],
 } as const;

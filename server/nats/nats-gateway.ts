@@ -160,6 +160,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
         agentId: subject.agentId,
         conversationKey,
         input: parsed.input,
+        ...(parsed.overrides ? { overrides: parsed.overrides } : {}),
         transport: 'nats',
         approvalPolicy: 'ask',
         replyTarget: { ...replyTarget },

@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
 import type { PendingApprovalView } from '../conversations/conversation.js';
 import type { TurnInput } from '../turns/turn-input.js';
+import type { TurnOverrides } from '../turns/turn-overrides.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 
@@ -32,6 +33,8 @@ export interface AsyncRequestRecord {
   status: AsyncRequestStatus;
   /** Kept until the worker has run it, so a restart can pick it up again. */
   input?: TurnInput;
+  /** The request's `model` settings and `instructions`: the run's, never the conversation's (not shown on `/status`). */
+  overrides?: TurnOverrides;
   /** `deniedApprovals`: tools that needed an approval this path cannot give, so they did not run. */
   result?: { text: string; messages: ModelMessage[]; deniedApprovals?: { toolName: string; reason: string }[] };
   error?: string;

@@ -6,6 +6,7 @@ import { NotFoundError } from '../errors.js';
 import { traceparentField } from '../telemetry/traceparent.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TurnInput } from '../turns/turn-input.js';
+import type { TurnOverrides } from '../turns/turn-overrides.js';
 import { noUsage, type TokenUsage } from '../usage/token-usage.js';
 import type { AsyncRequestRecord, AsyncRequestStatus, PendingAsyncToolView } from './async-request.js';
 import type { AsyncRequestTransitions } from './async-request-transitions.js';
@@ -46,7 +47,7 @@ export class AsyncRequests {
    * may be chosen by the caller (a cron fire picks it when claiming its slot); a second submit
    * with it throws `ConditionFailedError` and starts nothing.
    */
-  async submit(request: { accountId: string; agentId: string; conversationKey: string; input: TurnInput; transport?: TransportKind; eventId?: string }): Promise<{ eventId: string }> {
+  async submit(request: { accountId: string; agentId: string; conversationKey: string; input: TurnInput; overrides?: TurnOverrides; transport?: TransportKind; eventId?: string }): Promise<{ eventId: string }> {
     await this.options.accountCheck?.(request.accountId);
     await this.options.agents.load(request.accountId, request.agentId);
     const eventId = request.eventId ?? `evt_${randomUUID()}`;
@@ -57,6 +58,7 @@ export class AsyncRequests {
       conversationKey: request.conversationKey,
       transport: request.transport ?? 'async',
       input: request.input,
+      ...(request.overrides ? { overrides: request.overrides } : {}),
       ...traceparentField(),
     });
     this.options.enqueue({ kind: 'async-request', eventId });

@@ -1,4 +1,5 @@
 import type { TransportKind } from '../tools/tool-context.js';
+import type { TurnOverrides } from '../turns/turn-overrides.js';
 
 export type AsyncExecution = 'same-invocation' | 'external-dispatch';
 export type AsyncToolStatus = 'processing' | 'completed' | 'failed';
@@ -12,6 +13,8 @@ export interface DeliveryMetadata {
   /** The `/status/{eventId}` row the final result settles: the spec's `asyncResultEventId`. */
   eventId: string;
   replyTarget?: Record<string, unknown>;
+  /** The run's request `model` settings and `instructions`: its continuation runs with them too. */
+  overrides?: TurnOverrides;
 }
 
 /** One record per async tool call: it carries how its continuation is delivered. */

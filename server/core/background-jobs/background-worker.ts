@@ -87,6 +87,7 @@ export class BackgroundWorker {
           agentId: claimed.agentId,
           conversationKey: claimed.conversationKey,
           input: claimed.input,
+          ...(claimed.overrides ? { overrides: claimed.overrides } : {}),
           transport: claimed.transport,
           approvalPolicy: claimed.transport === 'cron' || claimed.transport === 'channel' ? 'deny' : 'ask',
           eventId,

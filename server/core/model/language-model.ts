@@ -2,6 +2,8 @@ import type { JSONValue, LanguageModel } from 'ai';
 import type { AgentConfig } from '../agent-config/agent-config-schema.js';
 import { InvalidRequestError } from '../errors.js';
 import type { ModelConfig } from './model-config.js';
+import { type AnsweringModel, withFallbacks } from './model-failover.js';
+import { applyModelOverrides, type ModelOverrides } from './model-overrides.js';
 import { modelFetch } from './model-fetch.js';
 import { mergeProviderOptions } from './provider-options.js';
 import { type ProviderTools, providerToolsOf } from './provider-tools.js';
@@ -33,6 +35,8 @@ export interface AgentModel {
   callSettings: ModelCallSettings;
   /** Passed to every model call: ours (`store: false`, the reasoning option), `config.model.providerOptions` over them. */
   providerOptions: ModelProviderOptions | undefined;
+  /** With `config.model.fallbacks`: the provider and model that answered the latest call (`providerName`/`modelId` otherwise). */
+  answeredBy?: () => AnsweringModel;
 }
 
 const callSettingNames = ['temperature', 'topP', 'topK', 'maxOutputTokens', 'stopSequences', 'seed', 'presencePenalty', 'frequencyPenalty', 'maxRetries'] as const;
@@ -58,20 +62,26 @@ function chosenModel(config: AgentConfig): ModelConfig {
  * `config.model` names (the registry in `providers/`), calling through `fetch` (the outbound
  * policy's model fetch), with the call settings and provider options the turn passes on.
  */
-export function createAgentModel(config: AgentConfig, options: { fetch?: typeof fetch } = {}): AgentModel {
-  const chosen = chosenModel(config);
+export function createAgentModel(config: AgentConfig, options: { fetch?: typeof fetch; overrides?: ModelOverrides } = {}): AgentModel {
+  // A request's `model` settings go over every model of the chain, its fallbacks too.
+  const chosen = applyModelOverrides(chosenModel(config), options.overrides);
+  const fallbacks = (chosen.fallbacks ?? []).map((fallback, index) => {
+    const provider = fallback.provider as ProviderName;
+    if (!config.provider?.[provider]) throw new InvalidRequestError(`config.model.fallbacks.${index}.provider is "${provider}" but config.provider.${provider} is not configured`);
+    return createAgentModel({ ...config, model: { ...fallback, provider } }, options);
+  });
   const settings = config.provider?.[chosen.provider];
   if (!settings) throw new InvalidRequestError(`config.model.provider is "${chosen.provider}" but config.provider.${chosen.provider} is not configured`);
   const definition = providerRegistry[chosen.provider];
   const built = definition.create(settings, chosen.id, options.fetch ?? modelFetch);
   const ours: Record<string, JSONValue> = { ...built.baseOptions, ...(chosen.reasoning ? definition.reasoning(chosen.reasoning, settings) : {}) };
   const providerOptions = mergeProviderOptions(Object.keys(ours).length > 0 ? { [built.optionsKey]: ours } : {}, chosen.providerOptions);
-  return {
+  return withFallbacks({
     model: built.model,
     providerName: chosen.provider,
     modelId: chosen.id,
     providerTools: providerToolsOf(chosen.provider, settings),
     callSettings: callSettingsOf(chosen),
     providerOptions: Object.keys(providerOptions).length > 0 ? providerOptions : undefined,
-  };
+  }, fallbacks);
 }

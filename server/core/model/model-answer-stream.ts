@@ -76,6 +76,9 @@ export function answerStream(body: Readable, limits: AnswerStreamLimits, eventSt
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const give = (piece: Buffer): void => {
+        // A piece the socket had read before the reader let go (cancel destroys the body, but a
+        // 'data' event of the same read can still come): the stream is closed, so it is dropped.
+        if (done) return;
         controller.enqueue(new Uint8Array(piece.buffer, piece.byteOffset, piece.byteLength));
       };
       const finish = (): void => {

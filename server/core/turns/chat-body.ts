@@ -2,6 +2,7 @@ import { userModelMessageSchema, type UserModelMessage } from 'ai';
 import { InvalidRequestError } from '../errors.js';
 import { isValidConversationKey } from '../conversations/conversation.js';
 import type { ApprovalAnswer, TurnInput } from './turn-input.js';
+import { parseTurnOverrides, type TurnOverrides } from './turn-overrides.js';
 import { isRecord } from '../is-record.js';
 
 export interface ParsedChatBody {
@@ -14,6 +15,8 @@ export interface ParsedChatBody {
    * goes on in that message, as `useChat` expects, instead of starting a new one.
    */
   continuesMessageId?: string;
+  /** The body's `model` settings and `instructions`, for this run only. */
+  overrides?: TurnOverrides;
 }
 
 function checkConversationKey(value: unknown, field: string): string {
@@ -84,16 +87,18 @@ function parseUiMessage(message: unknown): TurnInput {
  */
 export function parseChatBody(body: unknown): ParsedChatBody {
   if (!isRecord(body)) throw new InvalidRequestError('body must be a JSON object');
+  const overrides = parseTurnOverrides(body);
+  const withOverrides = overrides ? { overrides } : {};
   if ('conversationKey' in body || 'message' in body) {
     if (!('message' in body)) throw new InvalidRequestError('message is required');
-    return { conversationKey: checkConversationKey(body.conversationKey, 'conversationKey'), input: parseNativeMessage(body.message), form: 'native' };
+    return { conversationKey: checkConversationKey(body.conversationKey, 'conversationKey'), input: parseNativeMessage(body.message), form: 'native', ...withOverrides };
   }
   if ('messages' in body || 'id' in body) {
     if (!Array.isArray(body.messages) || body.messages.length === 0) throw new InvalidRequestError('messages must be a non-empty array');
     const last: unknown = body.messages.at(-1);
     const input = parseUiMessage(last);
     const continuesMessageId = input.kind === 'approvals' && isRecord(last) && typeof last.id === 'string' && last.id.length > 0 ? last.id : undefined;
-    return { conversationKey: checkConversationKey(body.id, 'id'), input, form: 'transport', ...(continuesMessageId ? { continuesMessageId } : {}) };
+    return { conversationKey: checkConversationKey(body.id, 'id'), input, form: 'transport', ...(continuesMessageId ? { continuesMessageId } : {}), ...withOverrides };
   }
   throw new InvalidRequestError('body must be {conversationKey, message} or {id, messages}');
 }

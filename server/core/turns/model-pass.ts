@@ -19,6 +19,8 @@ export interface ModelPassInput {
   messages: readonly { message: ModelMessage }[];
   maxSteps: number;
   maxRetries: number;
+  /** A request's `instructions`: system text after the agent's `system`, for this run's calls only (never stored). */
+  instructions?: string;
   /** The characters one model call may stream (`HARNESS_TURN_MAX_ANSWER_CHARACTERS`): past it the call is stopped and fails. */
   maxAnswerCharacters: number;
   signal: AbortSignal;
@@ -99,7 +101,8 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   let finishedSteps: StepResult<ToolSet>[] = [];
   // The same request for every call of the pass: measured once, when first asked.
   let requestCharacters: number | undefined;
-  const prompt = () => (requestCharacters ??= promptCharacters(agent.config.system, { messages: input.messages }));
+  const system = [agent.config.system, input.instructions].filter((text) => text !== undefined && text !== '').join('\n\n');
+  const prompt = () => (requestCharacters ??= promptCharacters(system, { messages: input.messages }));
   // The pass's own signal: the turn's cancel, or the budget spent mid-call.
   const passAbort = new AbortController();
   const followTurn = () => passAbort.abort(signal.reason);
@@ -123,14 +126,18 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   };
   const inProgress = new StepInProgress({ ...(budget ? { budget } : {}), maxAnswerCharacters, answerTooLong });
   let stoppedBeforeNextCall = false;
-  // Each call's usage names the provider and model that made it.
-  const answeredBy = (usage: TokenUsage): TokenUsage => ({ ...usage, provider: agentModel.providerName, model: agentModel.modelId });
+  // Each call's usage names the provider and model that made it (a fallback's, after a failover).
+  const answeredBy = (usage: TokenUsage): TokenUsage => {
+    const answering = agentModel.answeredBy?.() ?? agentModel;
+    return { ...usage, provider: answering.providerName, model: answering.modelId };
+  };
   const stopCondition = () => (stoppedBeforeNextCall = input.stopBeforeNextCall());
   const stream = streamText({
     model: agentModel.model,
     // The system prompt goes as `instructions`, never as a system message inside `messages`
     // (AI SDK 7 refuses those): stored conversations hold no system message.
-    ...(agent.config.system ? { instructions: agent.config.system } : {}),
+    // A request's `instructions` follow the agent's system prompt, for this pass only.
+    ...(system ? { instructions: system } : {}),
     messages: input.messages.map((stored) => stored.message),
     tools: input.tools,
     ...(input.unavailableTools ? { repairToolCall: input.unavailableTools.repairFunction() } : {}),

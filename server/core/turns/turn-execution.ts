@@ -105,7 +105,7 @@ export class TurnExecution {
     const { logger, now } = this.services;
     const maxSteps = agent.config.maxSteps ?? this.services.defaultMaxSteps;
     const deadline = Date.now() + this.services.sameInvocationTimeoutMs;
-    const delivery: DeliveryMetadata = { transport: request.transport, eventId: this.turn.eventId, ...(request.replyTarget ? { replyTarget: request.replyTarget } : {}) };
+    const delivery: DeliveryMetadata = { transport: request.transport, eventId: this.turn.eventId, ...(request.replyTarget ? { replyTarget: request.replyTarget } : {}), ...(request.overrides ? { overrides: request.overrides } : {}) };
     const signal = this.cancel.signal;
     for (let pass = 0; pass < maxSteps * 4; pass += 1) {
       if (signal.aborted) return this.finishCancelled(undefined, [], '');
@@ -122,6 +122,7 @@ export class TurnExecution {
         messages: state.messages,
         maxSteps,
         maxRetries: this.services.modelMaxRetries,
+        ...(request.overrides?.instructions ? { instructions: request.overrides.instructions } : {}),
         maxAnswerCharacters: this.services.maxAnswerCharacters ?? defaultTurnSettings.maxAnswerCharacters,
         signal,
         telemetry: { accountId: request.accountId, agentId: request.agentId, turnId },

@@ -123,6 +123,8 @@ export class TurnRunner {
       approvalPolicy: ['channel', 'cron'].includes(group.delivery.transport) ? 'deny' : 'ask',
       eventId: group.delivery.eventId,
       ...(group.delivery.replyTarget ? { replyTarget: group.delivery.replyTarget } : {}),
+      // The run's own `model` settings and `instructions`, kept with the group it waited on.
+      ...(group.delivery.overrides ? { overrides: group.delivery.overrides } : {}),
     };
     const { results } = await this.options.asyncResults.snapshot(group.groupId);
     const calls: SettledAsyncCall[] = results
@@ -143,7 +145,7 @@ export class TurnRunner {
 
   private async begin(agent: Agent, request: TurnRequest, prepare: Prepare, budget: RunTokenBudget | undefined): Promise<StartedTurn> {
     const { options } = this;
-    const agentModel = createAgentModel(agent.config, options.modelFetch ? { fetch: options.modelFetch } : {});
+    const agentModel = createAgentModel(agent.config, { ...(options.modelFetch ? { fetch: options.modelFetch } : {}), ...(request.overrides?.model ? { overrides: request.overrides.model } : {}) });
     const turnId = `turn_${randomUUID()}`;
     const eventId = request.eventId ?? `evt_${randomUUID()}`;
     const holder: PassHolder = {};

@@ -4,6 +4,7 @@ import type { PendingApprovalView } from '../conversations/conversation.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import type { TurnInput, TurnStatus } from './turn-input.js';
+import type { TurnOverrides } from './turn-overrides.js';
 
 /** How a turn treats a tool that needs approval: ask the caller, or deny (channels, cron). */
 export type ApprovalPolicy = 'ask' | 'deny';
@@ -14,6 +15,8 @@ export interface TurnRequest {
   conversationKey: string;
   /** A user message or approval answers; none for a continuation after async tools. */
   input?: TurnInput;
+  /** The request's `model` settings and `instructions`, for this run only (its continuations too). */
+  overrides?: TurnOverrides;
   transport: TransportKind;
   approvalPolicy: ApprovalPolicy;
   /** The reason the model and the user are given when `approvalPolicy` is `deny`. */

@@ -93,13 +93,14 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
         },
         async (request, reply) => {
           const account = currentAccount(request);
-          const { conversationKey, input, form, continuesMessageId } = parseChatBody(request.body);
+          const { conversationKey, input, form, continuesMessageId, overrides } = parseChatBody(request.body);
           const wantsStream = wantsEventStream(request.headers.accept, form);
           const turn = await core.turns.start({
             accountId: account.accountId,
             agentId: request.params.agentId,
             conversationKey,
             input,
+            ...(overrides ? { overrides } : {}),
             transport: wantsStream ? 'sse' : 'json',
             approvalPolicy: 'ask',
             accountReadByRequest: accountReadingOf(account),
