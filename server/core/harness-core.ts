@@ -58,6 +58,7 @@ import { DailyTokenBudget } from './usage/daily-token-budget.js';
 import { UsageRepository, type UsageRow } from './usage/usage-repository.js';
 import { checkAgentDestinations } from './outbound/agent-destinations.js';
 import { UntrustedJsonSchemas } from './json-schema/untrusted-json-schemas.js';
+import { StructuredOutput } from './structured-output/structured-output.js';
 import { checkMcpServerCount } from './mcp/mcp-config-schema.js';
 import { McpConnections } from './mcp/mcp-connections.js';
 import { type McpSettings, mcpSettingsFromEnvironment } from './mcp/mcp-settings.js';
@@ -200,6 +201,8 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const mcpFetch = outbound.createOwnFetch('mcp');
   // Every JSON Schema someone else wrote (MCP tools' output schemas) is compiled here: linear-time patterns, bounded.
   const untrustedSchemas = new UntrustedJsonSchemas();
+  // config.model.output's schemas are compiled when the agent is put: a 400 then, not at its first turn.
+  agents.addConfigCheck((config) => void (config.model?.output && new StructuredOutput(config.model.output, untrustedSchemas, 'config.model.output')));
   const mcpConnections = new McpConnections(mcpSettings, mcpFetch.fetch, logger, untrustedSchemas);
   // The tools that come from their own config keys, never from config.tools.
   const toolSources = [
@@ -234,6 +237,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     maxConversationMessages: limits.maxConversationMessages,
     maxToolOutputBytes: limits.maxToolOutputBytes,
     locks: coordination.conversationLocks,
+    schemas: untrustedSchemas,
     modelFetch: createModelFetch({ dispatcher: outbound.dispatcherFor('model'), ...(options.model ?? modelSettingsFromEnvironment()) }),
     ...(outbound.restricts ? { outboundFetch: outbound.fetchFor('workers') } : {}),
   });

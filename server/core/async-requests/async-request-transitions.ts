@@ -19,6 +19,8 @@ export interface FinishedTurn {
   usage?: TokenUsage;
   /** This run's model calls, each on its own, appended to the row's. */
   usageByCall?: TokenUsage[];
+  /** The validated structured output of a completed turn. */
+  output?: { value: unknown };
 }
 
 /** The turn that starts waiting for external async tools, for a row that may not exist yet. */
@@ -137,6 +139,7 @@ export class AsyncRequestTransitions {
             pendingAsyncTools: [],
             ...withUsage(row, turn.usage, turn.usageByCall),
             ...(turn.error ? { error: turn.error.message } : {}),
+            ...(turn.output ? { output: turn.output.value } : {}),
           },
     );
   }

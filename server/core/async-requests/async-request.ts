@@ -38,6 +38,8 @@ export interface AsyncRequestRecord {
   /** `deniedApprovals`: tools that needed an approval this path cannot give, so they did not run. */
   result?: { text: string; messages: ModelMessage[]; deniedApprovals?: { toolName: string; reason: string }[] };
   error?: string;
+  /** The validated structured output of a completed turn (present, even as null, only then). */
+  output?: unknown;
   pendingApprovals?: PendingApprovalView[];
   pendingAsyncTools?: PendingAsyncToolView[];
   /** The tokens of every model call of this turn so far, its continuations included. */

@@ -18,6 +18,8 @@ export interface AsyncRequestView {
   conversationKey: string;
   result?: AsyncRequestRecord['result'];
   error?: string;
+  /** The turn's validated structured output (`config.model.output` or the request's `output`), once completed. */
+  output?: unknown;
   pendingApprovals?: AsyncRequestRecord['pendingApprovals'];
   pendingAsyncTools?: PendingAsyncToolView[];
   /** Tokens of the turn's model calls so far (zeros before the first call ends). */
@@ -91,6 +93,7 @@ export function viewAsyncRequest(request: AsyncRequestRecord): AsyncRequestView 
     updatedAt: request.updatedAt,
     ...(request.result ? { result: request.result } : {}),
     ...(request.error ? { error: request.error } : {}),
+    ...('output' in request ? { output: request.output } : {}),
     ...(request.pendingApprovals && request.pendingApprovals.length > 0 ? { pendingApprovals: request.pendingApprovals } : {}),
     ...(request.pendingAsyncTools && request.pendingAsyncTools.length > 0 ? { pendingAsyncTools: request.pendingAsyncTools } : {}),
   };

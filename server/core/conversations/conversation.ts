@@ -10,6 +10,8 @@ export interface StoredMessage {
   usage?: TokenUsage;
   /** On the assistant message a cancel request cut short: the text streamed before the cancel. */
   cancelled?: true;
+  /** On the last assistant message of a turn with structured output: the validated value. */
+  output?: unknown;
 }
 
 /**

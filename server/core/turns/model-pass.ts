@@ -2,6 +2,7 @@ import { isStepCount, NoOutputGeneratedError, streamText, toUIMessageStream, typ
 import type { Agent } from '../agents/agent.js';
 import { UpstreamError } from '../errors.js';
 import type { AgentModel } from '../model/language-model.js';
+import type { StructuredOutput } from '../structured-output/structured-output.js';
 import { modelTelemetry } from '../telemetry/model-telemetry.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import { type StepUsage, stepUsage } from '../usage/step-usage.js';
@@ -21,6 +22,8 @@ export interface ModelPassInput {
   maxRetries: number;
   /** A request's `instructions`: system text after the agent's `system`, for this run's calls only (never stored). */
   instructions?: string;
+  /** The turn's structured output: the provider is asked for it on every call. */
+  output?: StructuredOutput;
   /** The characters one model call may stream (`HARNESS_TURN_MAX_ANSWER_CHARACTERS`): past it the call is stopped and fails. */
   maxAnswerCharacters: number;
   signal: AbortSignal;
@@ -54,6 +57,8 @@ export interface ModelPassResult {
   modelError?: unknown;
   /** `stopBeforeNextCall` stopped the pass before a model call it would have made. */
   stoppedBeforeNextCall: boolean;
+  /** The text of the pass's last step, when the pass finished (what a structured output is read from). */
+  finalText?: string;
   /** The budget ran out while a call streamed: the call was stopped (`cutShort`, `finishedMessages` and `partialText` say what it left). */
   budgetSpentMidCall: boolean;
 }
@@ -89,6 +94,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   // The messages come from `onEnd`: reading `result.responseMessages` would tee the model's
   // stream once more and run every chunk through a second branch.
   let responseMessages: ModelMessage[] | undefined;
+  let finalText: string | undefined;
   // The pass's messages made before its first model call: the results of the approved tools
   // the SDK runs at the start of a pass that resumes after approval answers. AI SDK 7 keeps
   // them out of every step's `response.messages` (which is that step's own messages only).
@@ -148,6 +154,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     maxRetries: agentModel.callSettings.maxRetries ?? input.maxRetries,
     abortSignal: passAbort.signal,
     ...(agentModel.providerOptions ? { providerOptions: agentModel.providerOptions } : {}),
+    ...(input.output ? { output: input.output.specification } : {}),
     ...modelTelemetry(input.telemetry),
     onError: ({ error }) => {
       modelError = error;
@@ -173,6 +180,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
       // Every step's messages after the ones made before the first call (AI SDK 7: the
       // event's `response` is the final step's alone).
       responseMessages = event.responseMessages;
+      finalText = event.text;
     },
     onAbort: ({ steps: finished }) => {
       finishedSteps = finished;
@@ -218,5 +226,6 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     ...(modelError !== undefined && !budgetSpentMidCall ? { modelError } : {}),
     stoppedBeforeNextCall,
     budgetSpentMidCall,
+    ...(finished && finalText !== undefined ? { finalText } : {}),
   };
 }

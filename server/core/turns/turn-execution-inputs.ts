@@ -8,6 +8,7 @@ import type { ConversationState } from '../conversations/conversation.js';
 import type { RunningTurns } from '../coordination/running-turns.js';
 import type { Logger } from '../logger.js';
 import type { AgentModel } from '../model/language-model.js';
+import type { StructuredOutput } from '../structured-output/structured-output.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { AccountUsage } from '../usage/account-usage.js';
 import type { RunTokenBudget } from '../usage/run-token-budget.js';
@@ -51,6 +52,8 @@ export interface PreparedTurn {
   unavailableTools?: UnavailableTools;
   /** The account's daily token budget as this run opened it, checked before each model call (none: no budget kept). */
   budget?: RunTokenBudget;
+  /** The structured value the turn ends with (the request's `output` or `config.model.output`). */
+  output?: StructuredOutput;
   state: ConversationState;
   version: number | null;
   turnId: string;

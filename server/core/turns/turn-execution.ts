@@ -16,6 +16,7 @@ import type { TurnStatus } from './turn-input.js';
 import { defaultTurnSettings } from './turn-settings.js';
 import type { PreparedTurn, TurnExecutionServices } from './turn-execution-inputs.js';
 import { followCancels, openTurnStream } from './turn-stream.js';
+import { outputChunk, settleTurnOutput } from '../structured-output/turn-output.js';
 import type { StartedTurn, TurnResult } from './turn-types.js';
 
 export type { PassHolder, PreparedTurn, TurnExecutionServices } from './turn-execution-inputs.js';
@@ -61,9 +62,7 @@ export class TurnExecution {
 
   run(announce: SettledAsyncCall[]): StartedTurn {
     let resolveResult!: (result: TurnResult) => void;
-    const result = new Promise<TurnResult>((resolve) => {
-      resolveResult = resolve;
-    });
+    const result = new Promise<TurnResult>((resolve) => (resolveResult = resolve));
     const { stream, write, close } = openTurnStream();
     const { turnId, eventId } = this.turn;
     const unregister = followCancels(this.turn, this.services.runningTurns, this.cancel);
@@ -79,6 +78,7 @@ export class TurnExecution {
         final = turnResult(this.outcome, status);
         // What the passes left uncounted (a cancel), and the turn when nothing was counted yet.
         await this.usage.flush();
+        if (final.output) write(outputChunk(final.output.value));
         write(finishChunk(final));
       } catch (error) {
         this.services.logger.error({ event: 'turn', turnId: this.turn.turnId, error: (error as Error).message }, 'turn failed');
@@ -123,6 +123,7 @@ export class TurnExecution {
         maxSteps,
         maxRetries: this.services.modelMaxRetries,
         ...(request.overrides?.instructions ? { instructions: request.overrides.instructions } : {}),
+        ...(this.turn.output ? { output: this.turn.output } : {}),
         maxAnswerCharacters: this.services.maxAnswerCharacters ?? defaultTurnSettings.maxAnswerCharacters,
         signal,
         telemetry: { accountId: request.accountId, agentId: request.agentId, turnId },
@@ -158,6 +159,9 @@ export class TurnExecution {
         for (const message of asyncResultsMessages(settled)) state.messages.push({ message, turnId, createdAt: timestamp });
       }
       const denied = this.outcome.failure || request.approvalPolicy === 'ask' ? [] : this.denyAll(requested, timestamp);
+      // The pass ends the turn: its final answer must hold the structured output (stored with the message).
+      const ends = settled.length + denied.length + requested.length === 0 && !asyncPass.hasExternalCalls() && !modelPass.stoppedBeforeNextCall && !modelPass.budgetSpentMidCall;
+      if (this.turn.output && ends && !this.outcome.failure) settleTurnOutput(this.turn.output, modelPass.finalText, this.outcome, write);
       state.updatedAt = timestamp;
       const saved = this.services.save(state, this.version);
       // Counted with the pass's write (the same group commit on lowdb), not in a write of its own after it.

@@ -25,6 +25,8 @@ export interface TurnOutcome {
   failure?: TurnResult['error'];
   /** This run's model calls so far, each on its own (their sum is the run's usage); undefined before the first. */
   usageByCall?: TokenUsage[];
+  /** The turn's validated structured output, once its last pass gave it. */
+  output?: { value: unknown };
 }
 
 /** The run's usage for its status row: the sum of its calls and the calls, or nothing before the first call. */
@@ -47,6 +49,7 @@ export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult
     usage: sumUsage(outcome.usageByCall ?? []),
     usageByCall: [...(outcome.usageByCall ?? [])],
     ...(outcome.failure ? { error: outcome.failure } : {}),
+    ...(outcome.output && status === 'completed' ? { output: outcome.output } : {}),
   };
 }
 

@@ -1,5 +1,7 @@
 import { InvalidRequestError } from '../errors.js';
 import { type ModelOverrides, parseModelOverrides } from '../model/model-overrides.js';
+import type { ModelOutputConfig } from '../model/model-output-config.js';
+import { parseRequestOutput } from '../structured-output/request-output.js';
 
 /** The most characters a request's `instructions` may have. */
 export const maxInstructionsCharacters = 20_000;
@@ -14,6 +16,8 @@ export const maxInstructionsCharacters = 20_000;
 export interface TurnOverrides {
   model?: ModelOverrides;
   instructions?: string;
+  /** The structured output of this run, over `config.model.output` (see server/core/structured-output). */
+  output?: ModelOutputConfig;
 }
 
 /** Reads `model` and `instructions` from a request body; undefined when it has neither. */
@@ -25,6 +29,7 @@ export function parseTurnOverrides(body: Record<string, unknown>): TurnOverrides
     if (instructions.length > maxInstructionsCharacters) throw new InvalidRequestError(`instructions must be at most ${maxInstructionsCharacters} characters (got ${instructions.length})`);
   }
   const hasInstructions = typeof instructions === 'string' && instructions.trim().length > 0;
-  if (!model && !hasInstructions) return undefined;
-  return { ...(model ? { model } : {}), ...(hasInstructions ? { instructions } : {}) };
+  const output = parseRequestOutput(body.output);
+  if (!model && !hasInstructions && !output) return undefined;
+  return { ...(model ? { model } : {}), ...(hasInstructions ? { instructions } : {}), ...(output ? { output } : {}) };
 }

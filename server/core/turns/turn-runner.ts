@@ -8,7 +8,9 @@ import type { ConversationState } from '../conversations/conversation.js';
 import type { ConversationsRepository } from '../conversations/conversations-repository.js';
 import { ConflictError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { UntrustedJsonSchemas } from '../json-schema/untrusted-json-schemas.js';
 import { createAgentModel } from '../model/language-model.js';
+import { StructuredOutput } from '../structured-output/structured-output.js';
 import { buildTools, type BuildToolsOptions } from '../tools/build-tools.js';
 import { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { ToolContext, ToolEnvironment } from '../tools/tool-context.js';
@@ -48,6 +50,8 @@ export interface TurnRunnerOptions {
   outboundFetch?: typeof fetch;
   /** The conversation lock (default: in this process's memory). */
   locks?: ConversationLocks;
+  /** Where the account's output schemas are compiled (the core's one instance; default: a new one). */
+  schemas?: UntrustedJsonSchemas;
 }
 
 /** What a turn does to the conversation before its first model pass; `ready` false ends it awaiting approval. */
@@ -63,9 +67,11 @@ const supersededReason = 'The user sent a new message instead of answering this 
  */
 export class TurnRunner {
   private readonly locks: ConversationLocks;
+  private readonly schemas: UntrustedJsonSchemas;
 
   constructor(private readonly options: TurnRunnerOptions) {
     this.locks = options.locks ?? new KeyedMutex();
+    this.schemas = options.schemas ?? new UntrustedJsonSchemas();
   }
 
   /** Refuse input over the size limit (413), before anything is queued or stored. */
@@ -146,6 +152,9 @@ export class TurnRunner {
   private async begin(agent: Agent, request: TurnRequest, prepare: Prepare, budget: RunTokenBudget | undefined): Promise<StartedTurn> {
     const { options } = this;
     const agentModel = createAgentModel(agent.config, { ...(options.modelFetch ? { fetch: options.modelFetch } : {}), ...(request.overrides?.model ? { overrides: request.overrides.model } : {}) });
+    // Compiled before anything is stored: a schema that does not compile is a 400 that changes nothing.
+    const outputConfig = request.overrides?.output ?? agent.config.model?.output;
+    const output = outputConfig ? new StructuredOutput(outputConfig, this.schemas, request.overrides?.output ? 'output' : 'config.model.output') : undefined;
     const turnId = `turn_${randomUUID()}`;
     const eventId = request.eventId ?? `evt_${randomUUID()}`;
     const holder: PassHolder = {};
@@ -195,7 +204,7 @@ export class TurnRunner {
       // turn's first model pass instead, saving one fsync before the model call.
       const version = request.input?.kind === 'approvals' ? await options.execution.save(state, loaded.version) : loaded.version;
       const unavailableTools = toolContext.unavailableTools?.empty === false ? toolContext.unavailableTools : undefined;
-      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, ...(unavailableTools ? { unavailableTools } : {}), ...(budget ? { budget } : {}), state, version, turnId, eventId, firstNewMessage, release, holder });
+      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, ...(unavailableTools ? { unavailableTools } : {}), ...(budget ? { budget } : {}), ...(output ? { output } : {}), state, version, turnId, eventId, firstNewMessage, release, holder });
       return ready ? execution.run(announce ?? []) : execution.finishAwaitingApproval();
     } catch (error) {
       release();

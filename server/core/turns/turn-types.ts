@@ -68,9 +68,12 @@ export interface TurnResult {
   deniedApprovals: DeniedApproval[];
   /**
    * Set when `status` is `failed`: `upstream` when the model failed, `budget` when the account's
-   * daily token budget stopped the turn before a model call (`retryAfterSeconds`: until UTC midnight).
+   * daily token budget stopped the turn before a model call (`retryAfterSeconds`: until UTC midnight),
+   * `output` when the model's final answer did not hold a valid structured output.
    */
-  error?: { kind: 'upstream' | 'internal' | 'budget'; message: string; retryAfterSeconds?: number };
+  error?: { kind: 'upstream' | 'internal' | 'budget' | 'output'; message: string; retryAfterSeconds?: number };
+  /** The validated structured output (`config.model.output` or the request's `output`) of a completed turn. */
+  output?: { value: unknown };
   /** The tokens of this run's model calls (a continuation's run counts its own calls only). */
   usage?: TokenUsage;
   /** Each model call of this run, in order: what `usage` sums. */

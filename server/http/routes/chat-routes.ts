@@ -33,11 +33,13 @@ export function chatAnswer(result: TurnResult) {
     pendingApprovals: result.pendingApprovals,
     pendingAsyncTools: result.pendingAsyncTools,
     ...(result.usage ? { usage: result.usage } : {}),
+    ...(result.output ? { output: result.output.value } : {}),
   };
 }
 
 function failure(result: TurnResult): Error {
-  if (result.error?.kind === 'upstream') return new UpstreamError(result.error.message);
+  // A final answer that does not hold the structured output is the model's failure, as a failed call.
+  if (result.error?.kind === 'upstream' || result.error?.kind === 'output') return new UpstreamError(result.error.message);
   // The daily token budget stopped the turn between model calls: 429, as a refused turn.
   if (result.error?.kind === 'budget') return new RateLimitedError(result.error.message, result.error.retryAfterSeconds ?? 1);
   return new TurnFailedError(result.error?.message ?? 'The turn failed.');
@@ -144,7 +146,12 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
           conversationKey,
           // An assistant message carries the usage of the model call that produced it, and
           // `cancelled: true` when a cancel request cut it short.
-          messages: state.messages.map((stored) => (stored.usage || stored.cancelled ? { ...stored.message, ...(stored.usage ? { usage: stored.usage } : {}), ...(stored.cancelled ? { cancelled: true } : {}) } : stored.message)),
+          // The last assistant message of a turn with structured output carries its `output`.
+          messages: state.messages.map((stored) =>
+            stored.usage || stored.cancelled || 'output' in stored
+              ? { ...stored.message, ...(stored.usage ? { usage: stored.usage } : {}), ...(stored.cancelled ? { cancelled: true } : {}), ...('output' in stored ? { output: stored.output } : {}) }
+              : stored.message,
+          ),
           pendingApprovals: pendingApprovals(state),
           createdAt: state.createdAt,
           updatedAt: state.updatedAt,

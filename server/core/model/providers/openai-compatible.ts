@@ -9,6 +9,7 @@ const settings = z.strictObject({
   name: z.string({ error: 'must be a string' }).regex(/^[a-zA-Z0-9_-]{1,40}$/, 'must be 1 to 40 letters, digits, "_" or "-"').optional(),
   apiKey: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
   headers: headersField,
+  structuredOutputs: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
 /**
@@ -23,6 +24,7 @@ export const openAiCompatibleProvider = defineProvider<z.infer<typeof settings>>
     name: 'provider name (optional, default "openai-compatible"; names the provider in usage metadata)',
     apiKey: 'API key (secret, optional)',
     headers: sharedFieldDescriptions.headers,
+    structuredOutputs: 'send a structured output\'s JSON Schema as response_format json_schema (optional, default true; false sends json_object alone)',
   },
   endpoint: (config) => config.baseURL,
   create: (config, modelId, fetch) => {
@@ -32,6 +34,8 @@ export const openAiCompatibleProvider = defineProvider<z.infer<typeof settings>>
       ...(config.apiKey ? { apiKey: config.apiKey } : {}),
       ...(config.headers ? { headers: config.headers } : {}),
       includeUsage: true,
+      // config.model.output's schema goes to the server (vLLM, Ollama, LM Studio and OpenRouter take json_schema).
+      supportsStructuredOutputs: config.structuredOutputs ?? true,
       fetch,
     });
     return { model: provider.chatModel(modelId), optionsKey: 'openaiCompatible' };
