@@ -19,7 +19,7 @@ function held(options: { concurrency: number; concurrencyPerAccount: number; hel
     },
     accountOf: (job) => job.account,
     keyOf: (job) => `${job.account}:${job.id}`,
-    onRoom: (account) => rooms.push(account),
+    onRoom: (account) => void rooms.push(account),
   });
   const releaseAll = async () => {
     while (releases.length > 0) {
