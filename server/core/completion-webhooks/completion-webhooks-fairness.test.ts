@@ -9,7 +9,7 @@ import { lowdbStoragePerTest } from '../storage/test-support/lowdb-per-test.js';
 import type { Storage } from '../storage/table-store.js';
 import { CompletionWebhooks } from './completion-webhooks.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
-import type { WebhookDelivery } from './webhook-delivery.js';
+import { type WebhookDelivery, webhookDeliveryId } from './webhook-delivery.js';
 import { defaultWebhookSettings, type WebhookSettings } from './webhook-settings.js';
 
 /** A receiver that takes every request and never answers: it counts the attempts hanging on it. */
@@ -38,7 +38,7 @@ function finishedRow(accountId: string, eventId: string): AsyncRequestRecord {
 }
 
 /** The webhook side of a service where each account's agent `helper` posts to the URL given for it. */
-function service(storage: Storage, urls: Record<string, string>, settings: Partial<WebhookSettings>) {
+function service(storage: Storage, urls: Record<string, string>, settings: Partial<WebhookSettings>, shared = false) {
   const rows = new Map<string, AsyncRequestRecord>();
   const repository = new WebhookDeliveriesRepository(storage.table<WebhookDelivery>('webhook-deliveries'));
   const webhooks = new CompletionWebhooks({
@@ -50,13 +50,14 @@ function service(storage: Storage, urls: Record<string, string>, settings: Parti
     settings: { ...defaultWebhookSettings, retryBaseMs: 10, ...settings },
     logger: silentLogger,
     now: () => new Date(),
+    shared,
   });
   const finish = (accountId: string, eventId: string) => {
     const row = finishedRow(accountId, eventId);
     rows.set(eventId, row);
     webhooks.statusChanged(row);
   };
-  return { webhooks, repository, finish };
+  return { webhooks, repository, finish, rows };
 }
 
 describe('CompletionWebhooks fairness', () => {
@@ -91,17 +92,38 @@ describe('CompletionWebhooks fairness', () => {
         finish('busy', `evt_busy_${index}`);
         mostHeld = Math.max(mostHeld, webhooks.heldBy('busy'));
       }
-      const deadline = Date.now() + 20_000;
-      while ((await repository.listForAgent('busy', 'helper', 100)).some((delivery) => delivery.state === 'pending') && Date.now() < deadline) {
+      // idle() alone says when all is done: a refill from storage and the attempts it starts are part of it.
+      let idle = false;
+      const idled = webhooks.idle().then(() => (idle = true));
+      while (!idle) {
         mostHeld = Math.max(mostHeld, webhooks.heldBy('busy'));
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      await webhooks.idle();
+      await idled;
       const deliveries = await repository.listForAgent('busy', 'helper', 100);
       expect(deliveries).toHaveLength(30);
       expect(deliveries.every((delivery) => delivery.state === 'delivered')).toBe(true);
       expect(new Set(receiver.received.map((received) => received.headers['x-harness-event'])).size).toBe(30);
       expect(mostHeld).toBeLessThanOrEqual(4);
+    } finally {
+      await Promise.all([webhooks.stop(), receiver.close()]);
+    }
+  });
+
+  it('on replicas, takes up a pending delivery that no process holds (its process died, or a read of it failed) at the next sweep', async () => {
+    const receiver = await startWebhookReceiver();
+    const { webhooks, repository, rows } = service(storages.open(), { stuck: receiver.url }, { sweepMs: 50 }, true);
+    try {
+      await webhooks.start();
+      const deliveryId = webhookDeliveryId('evt_stuck', 'completed');
+      const createdAt = new Date().toISOString();
+      rows.set('evt_stuck', finishedRow('stuck', 'evt_stuck'));
+      // Recorded after this process's boot recovery, and never queued: only a sweep can find it.
+      await repository.create({ deliveryId, accountId: 'stuck', agentId: 'helper', eventId: 'evt_stuck', eventStatus: 'completed', state: 'pending', attempts: [], createdAt, updatedAt: createdAt });
+      await receiver.waitFor(1, 10_000);
+      await webhooks.idle();
+      expect(receiver.received[0]!.headers['x-harness-delivery']).toBe(deliveryId);
+      expect(await repository.get({ accountId: 'stuck', agentId: 'helper', deliveryId })).toMatchObject({ state: 'delivered', attempts: [{ attempt: 1, statusCode: 200 }] });
     } finally {
       await Promise.all([webhooks.stop(), receiver.close()]);
     }

@@ -6,6 +6,7 @@ import { NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { DestinationBackoff } from './destination-backoff.js';
 import { FairDeliveryScheduler } from './fair-delivery-scheduler.js';
+import { PendingDeliverySweeps } from './pending-delivery-sweeps.js';
 import { isDelivered, isRetryable, nextStep } from './retry-schedule.js';
 import type { WebhookDeliveriesRepository } from './webhook-deliveries-repository.js';
 import { type WebhookAttempt, type WebhookDelivery, type WebhookDeliveryRef, type WebhookDeliveryView, viewWebhookDelivery, webhookDeliveryId } from './webhook-delivery.js';
@@ -61,7 +62,7 @@ export class CompletionWebhooks {
   private readonly announcing = new Set<Promise<void>>();
   /** Ends the attempts under way when the service stops (their deliveries stay pending). */
   private readonly stopping = new AbortController();
-  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly sweeps: PendingDeliverySweeps;
   private stopped = false;
 
   constructor(private readonly options: CompletionWebhooksOptions) {
@@ -76,6 +77,7 @@ export class CompletionWebhooks {
       keyOf,
       onRoom: (accountId) => this.refill(accountId),
     });
+    this.sweeps = new PendingDeliverySweeps({ shared: options.shared ?? false, sweepMs: settings.sweepMs, sweep: () => this.recover(), logger: options.logger });
     this.destinations = new DestinationBackoff({ baseMs: settings.destinationBackoffMs, maxMs: settings.destinationBackoffMaxMs }, () => options.now().getTime());
     // The queue only hands jobs over (the scheduler paces them), so a handler never holds its slot for an attempt.
     this.queue = (options.queues ?? inMemoryJobQueues)(async (job: WebhookDeliveryJob) => void this.scheduler.offer(job), settings.concurrency, { name: 'webhook-deliveries', keyOf });
@@ -103,11 +105,7 @@ export class CompletionWebhooks {
   /** Queue the pending deliveries (boot), then, on replicas, look again every `sweepMs`. */
   async start(): Promise<void> {
     await this.recover();
-    if (!this.options.shared) return;
-    this.sweepTimer = setInterval(() => {
-      this.recover().catch((error: unknown) => this.options.logger.warn({ event: 'completion-webhook', error: (error as Error).message }, 'webhook sweep failed; retrying at the next one'));
-    }, this.options.settings.sweepMs);
-    this.sweepTimer.unref();
+    this.sweeps.start();
   }
 
   /** Every pending delivery: queued when due, else a timer for when it is. Returns how many were found. */
@@ -122,13 +120,15 @@ export class CompletionWebhooks {
     return pending.length;
   }
 
-  /** Resolves when nothing is being recorded, queued or attempted (tests, shutdown); waiting retries do not count. */
+  /**
+   * Resolves when nothing is being recorded, queued, read back from storage or attempted (tests, shutdown); waiting
+   * retries do not count. The scheduler is asked last: its refills are part of its idleness, so no attempt starts after.
+   */
   async idle(): Promise<void> {
-    while (this.announcing.size > 0) await Promise.allSettled([...this.announcing]);
     do {
+      while (this.announcing.size > 0) await Promise.allSettled([...this.announcing]);
       await this.queue.idle();
       await this.scheduler.idle();
-      await Promise.allSettled([...this.announcing]);
     } while (this.announcing.size > 0);
   }
 
@@ -140,7 +140,7 @@ export class CompletionWebhooks {
   /** Take no new work and wait for attempts under way; pending deliveries stay in storage for the next start (or another replica). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.sweepTimer);
+    this.sweeps.stop();
     this.stopping.abort();
     await Promise.allSettled([...this.announcing]);
     await this.queue.stop();
@@ -195,9 +195,12 @@ export class CompletionWebhooks {
     this.scheduler.offer({ kind: 'webhook-delivery', accountId: ref.accountId, agentId: ref.agentId, deliveryId: ref.deliveryId }, Math.max(1, delayMs));
   }
 
-  /** An account's share has room again: its pending deliveries that waited in storage are taken up, oldest first. */
-  private refill(accountId: string): void {
-    const refilled = (async () => {
+  /**
+   * An account's share has room again: its pending deliveries that waited in storage are taken up, oldest first, until
+   * one is declined. The scheduler waits for this, and calls it again if a delivery was declined while it read.
+   */
+  private async refill(accountId: string): Promise<void> {
+    try {
       const pending = await this.options.repository.pendingForAccount(accountId);
       const now = this.options.now().getTime();
       for (const delivery of pending) {
@@ -205,9 +208,11 @@ export class CompletionWebhooks {
         const job: WebhookDeliveryJob = { kind: 'webhook-delivery', accountId: delivery.accountId, agentId: delivery.agentId, deliveryId: delivery.deliveryId };
         if (!this.scheduler.offer(job, Math.max(0, due - now))) return;
       }
-    })().catch((error: unknown) => this.options.logger.warn({ event: 'completion-webhook', accountId, error: (error as Error).message }, 'could not read the pending deliveries of an account; the next start or sweep takes them'));
-    this.announcing.add(refilled);
-    void refilled.finally(() => this.announcing.delete(refilled));
+    } catch (error) {
+      this.options.logger.warn({ event: 'completion-webhook', accountId, error: (error as Error).message }, 'could not read the pending deliveries of an account; a sweep takes them');
+      this.sweeps.readFailed();
+      throw error;
+    }
   }
 
   private async run(job: WebhookDeliveryJob): Promise<void> {

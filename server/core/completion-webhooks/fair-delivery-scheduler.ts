@@ -12,9 +12,12 @@ export interface FairDeliverySchedulerOptions<Job> {
   keyOf(job: Job): string;
   /**
    * An account whose share was full (an offer was declined) has room again: at most half of its
-   * share is held. Its declined jobs wait in storage; this is where they are read again.
+   * share is held. Its declined jobs wait in storage; this is where they are read again and
+   * offered. The scheduler is not idle until the returned promise settles, and calls it once at
+   * a time per account: an offer declined meanwhile is looked for again when it settles. A
+   * rejection means the jobs were not read: the next job of the account to end asks again.
    */
-  onRoom?(accountId: string): void;
+  onRoom?(accountId: string): Promise<void> | void;
 }
 
 interface AccountShare<Job> {
@@ -28,8 +31,10 @@ interface AccountShare<Job> {
   again: Set<string>;
   /** Every key held, in any of the above: what the share bounds. */
   held: Set<string>;
-  /** An offer was declined since the share last had room. */
+  /** An offer was declined since the share last had room (or since its refill began). */
   declined: boolean;
+  /** `onRoom` is under way for this account. */
+  refilling: boolean;
 }
 
 /**
@@ -45,6 +50,8 @@ export class FairDeliveryScheduler<Job> {
   /** Accounts with queued jobs, in the order they are served. */
   private readonly turns: string[] = [];
   private running = 0;
+  /** `onRoom` calls under way, every account together. */
+  private refilling = 0;
   private readonly idleWaiters: (() => void)[] = [];
   private stopped = false;
 
@@ -76,7 +83,7 @@ export class FairDeliveryScheduler<Job> {
     return this.accounts.get(accountId)?.held.size ?? 0;
   }
 
-  /** Resolves when no job is queued or running; jobs waiting on a timer do not count. */
+  /** Resolves when no job is queued or running and no `onRoom` is under way; jobs waiting on a timer do not count. */
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
@@ -113,7 +120,7 @@ export class FairDeliveryScheduler<Job> {
   private shareOf(accountId: string): AccountShare<Job> {
     let share = this.accounts.get(accountId);
     if (share === undefined) {
-      share = { queue: [], queued: new Set(), running: new Set(), delayed: new Map(), again: new Set(), held: new Set(), declined: false };
+      share = { queue: [], queued: new Set(), running: new Set(), delayed: new Map(), again: new Set(), held: new Set(), declined: false, refilling: false };
       this.accounts.set(accountId, share);
     }
     return share;
@@ -175,23 +182,49 @@ export class FairDeliveryScheduler<Job> {
         if (!share.queued.has(key) && !share.delayed.has(key)) share.held.delete(key);
         this.roomCheck(accountId, share);
         this.pump();
-        if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+        this.wakeIdleWaiters();
       });
   }
 
+  /**
+   * A declined account with room again gets one `onRoom` at a time. Its `declined` is cleared
+   * when the read starts, so an offer declined while it reads (a delivery written after the read
+   * began, not in what it returns) sets it again, and is looked for once the read has settled;
+   * without this, that delivery waited for the account's next job to end, or for a restart.
+   */
   private roomCheck(accountId: string, share: AccountShare<Job>): void {
-    if (share.declined && share.held.size <= Math.floor(this.options.heldPerAccount / 2) && !this.stopped) {
+    if (share.declined && !share.refilling && share.held.size <= Math.floor(this.options.heldPerAccount / 2) && !this.stopped && this.options.onRoom) {
       share.declined = false;
-      this.options.onRoom?.(accountId);
+      share.refilling = true;
+      this.refilling += 1;
+      const onRoom = this.options.onRoom;
+      void new Promise<void>((resolve) => resolve(onRoom(accountId)))
+        .then(
+          () => ({ read: true }),
+          () => ({ read: false }),
+        )
+        .then(({ read }) => {
+          share.refilling = false;
+          this.refilling -= 1;
+          if (read) this.roomCheck(accountId, share);
+          // Not read: its jobs still wait; the account's next job to end asks again (not now, which could spin on a failing store).
+          else share.declined = !this.stopped;
+          this.forgetIfEmpty(accountId, share);
+          this.wakeIdleWaiters();
+        });
     }
     this.forgetIfEmpty(accountId, share);
   }
 
   private forgetIfEmpty(accountId: string, share: AccountShare<Job>): void {
-    if (share.held.size === 0 && !share.declined) this.accounts.delete(accountId);
+    if (share.held.size === 0 && !share.declined && !share.refilling) this.accounts.delete(accountId);
+  }
+
+  private wakeIdleWaiters(): void {
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   private isIdle(): boolean {
-    return this.running === 0 && this.turns.length === 0;
+    return this.running === 0 && this.turns.length === 0 && this.refilling === 0;
   }
 }
