@@ -14,8 +14,17 @@ interface SettledData {
   error?: unknown;
 }
 
+/** The turn's `start`/`finish` metadata as `useChat` merges it, or a stored message's usage (stored-messages.ts). */
 interface TurnMetadata {
   status?: string;
+  /** The usage of the turn's model calls; `provider` and `model` name the one that answered last. */
+  usage?: { provider?: string; model?: string };
+}
+
+/** "openai/gpt-5" from the usage's provider and model, or undefined when neither was reported. */
+function answeredBy(metadata: TurnMetadata | undefined): string | undefined {
+  const names = [metadata?.usage?.provider, metadata?.usage?.model].filter((name) => typeof name === 'string' && name !== '');
+  return names.length > 0 ? names.join('/') : undefined;
 }
 
 const statusNotes: Record<string, string> = {
@@ -25,9 +34,11 @@ const statusNotes: Record<string, string> = {
   failed: 'The turn failed.',
 };
 
-/** One message: text, tool calls, settled async results, and how its turn ended. */
+/** One message: text, tool calls, settled async results, its structured output, how its turn ended and which model answered. */
 export function MessageView({ message, onAnswer }: MessageViewProps) {
-  const status = (message.metadata as TurnMetadata | undefined)?.status;
+  const metadata = message.metadata as TurnMetadata | undefined;
+  const status = metadata?.status;
+  const model = message.role === 'assistant' ? answeredBy(metadata) : undefined;
   return (
     <li className={`message ${message.role}`} data-role={message.role}>
       <span className="role">{message.role === 'user' ? 'You' : 'Agent'}</span>
@@ -49,9 +60,19 @@ export function MessageView({ message, onAnswer }: MessageViewProps) {
             </section>
           );
         }
+        if (part.type === 'data-output') {
+          // A JSON value, shown as text: React escapes it, so nothing in it can become markup.
+          return (
+            <section key={index} className="structured-output" aria-label="Structured output">
+              <header>Structured output</header>
+              <pre>{JSON.stringify((part as { data: unknown }).data, null, 2)}</pre>
+            </section>
+          );
+        }
         return null;
       })}
       {status && statusNotes[status] ? <p className={`turn-status status-${status}`}>{statusNotes[status]}</p> : null}
+      {model ? <p className="answered-by">answered by {model}</p> : null}
     </li>
   );
 }

@@ -21,7 +21,9 @@ function contentParts(content: unknown): Record_[] {
 /**
  * The stored conversation (model messages: user, assistant, tool) as the UI messages `useChat`
  * shows, in the same shape the stream builds: one assistant message per turn, a `tool-<name>`
- * part per call with its state, and a `data-async-tool-settled` part per settled async result.
+ * part per call with its state, a `data-async-tool-settled` part per settled async result, a
+ * `data-output` part for a structured output, and the last model call's `usage` (who answered)
+ * as the message's metadata.
  * This reads stored JSON, not the stream: the stream is `useChat`'s alone.
  */
 export function storedToUiMessages(stored: unknown[]): UIMessage[] {
@@ -47,6 +49,8 @@ export function storedToUiMessages(stored: unknown[]): UIMessage[] {
       continue;
     }
     const target = startAssistant();
+    // Who answered: the turn's last model call, as the stream's `finish` metadata names it.
+    if (message.role === 'assistant' && isRecord(message.usage)) target.metadata = { usage: message.usage };
     for (const part of contentParts(message.content)) {
       if (part.type === 'text' && typeof part.text === 'string') {
         target.parts.push({ type: 'text', text: part.text, state: 'done' });
@@ -75,6 +79,8 @@ export function storedToUiMessages(stored: unknown[]): UIMessage[] {
         else Object.assign(toolPart, { state: 'output-available', output: outputValue(output) });
       }
     }
+    // The turn's structured output, where the stream sends its `data-output` part: after the answer.
+    if ('output' in message) target.parts.push({ type: 'data-output', data: message.output } as Part);
   }
   return messages;
 }
