@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot } from './support/playground-browser.js';
 import { conversationKeyOf, type PlaygroundStack, sendMessage, startPlaygroundStack } from './support/playground-stack.js';
@@ -5,7 +6,7 @@ import { conversationKeyOf, type PlaygroundStack, sendMessage, startPlaygroundSt
 const citySchema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } }, required: ['city', 'days'], additionalProperties: false };
 
 /** The structured output block's JSON, parsed (it must be JSON, not markup). */
-async function shownOutput(page: import('playwright-core').Page): Promise<unknown> {
+async function shownOutput(page: Page): Promise<unknown> {
   const text = await page.getByRole('region', { name: 'Structured output' }).locator('pre').textContent();
   return JSON.parse(text ?? 'null');
 }
