@@ -1,43 +1,16 @@
-import type { JSONValue, LanguageModel } from 'ai';
+import type { JSONValue } from 'ai';
 import type { AgentConfig } from '../agent-config/agent-config-schema.js';
 import { InvalidRequestError } from '../errors.js';
 import type { ModelConfig } from './model-config.js';
-import { type AnsweringModel, withFallbacks } from './model-failover.js';
+import type { AgentModel, ModelCallSettings } from './agent-model.js';
+import { withFallbacks } from './model-failover.js';
 import { applyModelOverrides, type ModelOverrides } from './model-overrides.js';
 import { modelFetch } from './model-fetch.js';
 import { mergeProviderOptions } from './provider-options.js';
-import { type ProviderTools, providerToolsOf } from './provider-tools.js';
-import type { ModelProviderOptions } from './providers/provider-definition.js';
+import { providerToolsOf } from './provider-tools.js';
 import { type ProviderName, providerRegistry } from './providers/provider-registry.js';
 
-/** The call settings a turn passes to `streamText` (only those set). */
-export interface ModelCallSettings {
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  maxOutputTokens?: number;
-  stopSequences?: string[];
-  seed?: number;
-  presencePenalty?: number;
-  frequencyPenalty?: number;
-  maxRetries?: number;
-  /** `timeoutMs`: the whole call's time limit, in ms. */
-  timeout?: number;
-}
-
-export interface AgentModel {
-  model: LanguageModel;
-  /** Which provider and model answer: for the status row, the message usage and the usage rows. */
-  providerName: ProviderName;
-  modelId: string;
-  /** The provider's own tools (`betaSearch`, `codeExecution`, `urlContext`) it has, for the tool factories. */
-  providerTools: ProviderTools;
-  callSettings: ModelCallSettings;
-  /** Passed to every model call: ours (`store: false`, the reasoning option), `config.model.providerOptions` over them. */
-  providerOptions: ModelProviderOptions | undefined;
-  /** With `config.model.fallbacks`: the provider and model that answered the latest call (`providerName`/`modelId` otherwise). */
-  answeredBy?: () => AnsweringModel;
-}
+export type { AgentModel, AnsweringModel, ModelCallSettings } from './agent-model.js';
 
 const callSettingNames = ['temperature', 'topP', 'topK', 'maxOutputTokens', 'stopSequences', 'seed', 'presencePenalty', 'frequencyPenalty', 'maxRetries'] as const;
 

@@ -3,14 +3,8 @@ import { trace } from '@opentelemetry/api';
 import { APICallError } from 'ai';
 import { UpstreamError } from '../errors.js';
 import { isRecord } from '../is-record.js';
-import type { AgentModel, ModelCallSettings } from './language-model.js';
-import type { ProviderName } from './providers/provider-registry.js';
+import type { AgentModel, AnsweringModel, ModelCallSettings } from './agent-model.js';
 
-/** Which provider and model answered a call. */
-export interface AnsweringModel {
-  providerName: ProviderName;
-  modelId: string;
-}
 
 /** Stream parts that carry nothing the caller sees: a failure after them is still "before the first token". */
 const preludeParts = new Set<LanguageModelV4StreamPart['type']>(['stream-start', 'response-metadata', 'text-start', 'reasoning-start', 'raw', 'ping']);

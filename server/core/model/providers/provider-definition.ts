@@ -1,6 +1,6 @@
 import type { JSONValue, LanguageModel } from 'ai';
 import type { z } from 'zod';
-import type { ProviderTools } from '../provider-tools.js';
+import type { ProviderTools } from '../provider-tool-types.js';
 
 /** `config.model.reasoning`: how hard the model thinks before it answers. */
 export type ReasoningLevel = 'none' | 'low' | 'medium' | 'high';
