@@ -89,4 +89,27 @@ describe('answerStream', () => {
     body.end(json);
     expect((await readAll(stream)).text).toBe(json);
   });
+
+  it('takes no piece once the reader has cancelled, though the body still holds some (the process must not crash)', async () => {
+    const body = new PassThrough();
+    const stream = answerStream(body, { maxBytes: 1024 * 1024 }, true, () => undefined);
+    const reader = stream.getReader();
+    // Enough pieces that the body is paused with some still buffered.
+    for (let index = 0; index < 64; index += 1) body.write(event(`{"n":${index},"pad":"${'p'.repeat(1_000)}"}`));
+    await reader.read();
+    // A read asks for more (the body resumes on the next tick); the cancel comes before it.
+    const next = reader.read();
+    await reader.cancel(new Error('the call was stopped'));
+    await next;
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
+    expect(body.destroyed).toBe(true);
+  });
 });

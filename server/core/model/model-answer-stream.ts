@@ -82,6 +82,7 @@ export function answerStream(body: Readable, limits: AnswerStreamLimits, eventSt
         controller.enqueue(new Uint8Array(piece.buffer, piece.byteOffset, piece.byteLength));
       };
       const finish = (): void => {
+        if (done) return;
         done = true;
         controller.close();
       };
@@ -99,6 +100,10 @@ export function answerStream(body: Readable, limits: AnswerStreamLimits, eventSt
         else if ((controller.desiredSize ?? 1) > 0) body.resume();
       };
       body.on('data', (chunk: Buffer) => {
+        // A body destroyed by a cancel still hands out what it had buffered until it closes (a
+        // resume already queued): the stream is closed by then, and enqueueing would throw out of
+        // this handler and take the process down.
+        if (done) return;
         received += chunk.byteLength;
         if (received > limits.maxBytes) {
           body.destroy(new ResponseTooLargeError(answer, limits.maxBytes));
