@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../../fixtures/model-server/fixture-model-server.js';
 import { startFixtureSearch, type FixtureSearchServer } from '../../fixtures/search-server/fixture-search-server.js';
 import { startEndlessModel, type EndlessModelServer } from '../support/endless-model-server.js';
-import { startEvilMcpServer, type EvilMcpServer } from '../support/evil-mcp-server.js';
+import { startHostileMcpServer, type HostileMcpServer } from '../../fixtures/mcp-server/hostile-mcp-server.js';
 import { requestJson } from '../support/json-request.js';
 import { configureAttacker, largestStoredCall, runAttacks, tokensOnceSettled, type AttackStatuses } from '../support/noisy-attacker.js';
 import { startServiceSampler } from '../support/service-sampler.js';
@@ -36,7 +36,7 @@ describe('fault: a noisy neighbour', () => {
   let slowModel: FixtureModelServer;
   let search: FixtureSearchServer;
   let endless: EndlessModelServer;
-  let evil: EvilMcpServer;
+  let evil: HostileMcpServer;
   let sink: SilentWebhookSink;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   let service: ServiceProcess;
@@ -47,7 +47,7 @@ describe('fault: a noisy neighbour', () => {
     slowModel = await startFixtureModel({ apiKey: modelKey, chunkDelayMs: 25 });
     search = await startFixtureSearch({ apiKey: searchKey });
     endless = await startEndlessModel();
-    evil = await startEvilMcpServer();
+    evil = await startHostileMcpServer({ regexLength: 27, hugeLength: 100 * 1024 * 1024 });
     sink = await startSilentWebhookSink();
     receiver = await startWebhookReceiver();
     const ports = [model.baseURL, slowModel.baseURL, endless.baseURL, evil.url(), sink.url, receiver.url].map((url) => `127.0.0.1:${new URL(url).port}`);
@@ -76,7 +76,7 @@ describe('fault: a noisy neighbour', () => {
       modelKey,
       searchKey,
       endlessModelBaseURL: endless.baseURL,
-      evilMcpUrl: (path) => evil.url(path),
+      evilMcpUrl: (path) => evil.url(`/${path}`),
       silentSinkUrl: sink.url,
     });
     const probe = victimProbe(service.agentUrl, victim, 'helper', receiver);

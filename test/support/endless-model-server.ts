@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readBody } from '../../fixtures/http-body.js';
 import { listen } from '../../fixtures/listen.js';
-import { writable } from './writable.js';
+import { writable } from '../../fixtures/writable.js';
 
 export interface EndlessModelOptions {
   /** Characters of text in each streamed delta (default 16 KiB). */

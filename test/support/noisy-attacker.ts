@@ -41,7 +41,7 @@ const sleep = (milliseconds: number, signal: AbortSignal) =>
 /** Writes the attacker's agents; gives each PUT's status (a refused config is a defence, not a failure). */
 export async function configureAttacker(accountUrl: string, secret: string, peers: AttackerPeers): Promise<AttackStatuses> {
   const provider = (baseURL: string) => ({ openai: { apiKey: peers.modelKey, baseURL, model: 'fixture', api: 'chat' } });
-  const fanOut = Object.fromEntries(Array.from({ length: fanOutServers }, (_unused, index) => [`s${index}`, { url: peers.evilMcpUrl(`fan/${index}`), tools: { deny: ['regex', 'huge'] } }]));
+  const fanOut = Object.fromEntries(Array.from({ length: fanOutServers }, (_unused, index) => [`s${index}`, { url: peers.evilMcpUrl(`fan/${index}`), tools: { deny: ['regex', 'huge', 'wait'] } }]));
   const agents: Record<string, Record<string, unknown>> = {
     regex: { provider: provider(peers.modelBaseURL), mcp: { evil: { url: peers.evilMcpUrl('regex') } } },
     huge: { provider: provider(peers.modelBaseURL), mcp: { evil: { url: peers.evilMcpUrl('huge') } } },
