@@ -1,16 +1,13 @@
-import { join } from 'node:path';
 import { createInbox, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/logger.js';
 import { ChunkPublisher, type ChunkStreamState } from './chunk-publisher.js';
-import { connectNats } from './nats-connection.js';
 import { sequenceHeader } from './nats-protocol.js';
-import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
 import { turnReplaySubject } from './nats-subjects.js';
 import { chunkSequence, ensureReplayStream, replayStreamName, serveReplay, storedChunks, turnBaseOf, type ChunkTarget } from './stream-replay.js';
-import { makeTemporaryDataDir, randomSecret } from './test-support/nats-test-support.js';
+import { startTestNats, type TestNats } from './test-support/nats-test-support.js';
 
 interface Received {
   chunk: UIMessageChunk;
@@ -24,22 +21,14 @@ const chunksOfTurn = (count: number, turn: number): UIMessageChunk[] => [
 ];
 
 describe('ChunkPublisher', () => {
-  let folder: Awaited<ReturnType<typeof makeTemporaryDataDir>>;
-  let server: EmbeddedNatsServer;
-  let connection: NatsConnection;
+  let nats: TestNats;
 
   beforeAll(async () => {
-    folder = await makeTemporaryDataDir();
-    server = await startNatsServer({ dataDir: join(folder.path, 'nats'), stageSecret: randomSecret(), logger: silentLogger });
-    connection = await connectNats({ url: server.url, ...server.serviceCredentials, name: 'chunk-publisher-test', logger: silentLogger });
-    await ensureReplayStream(connection);
+    nats = await startTestNats('chunk-publisher-test');
+    await ensureReplayStream(nats.connection);
   });
 
-  afterAll(async () => {
-    await connection?.close();
-    await server?.stop();
-    await folder?.remove();
-  });
+  afterAll(() => nats?.stop());
 
   /** Publishes whole turns at once (the fastest a turn can produce chunks) and collects what a client gets. */
   async function publishTurns(publisher: ChunkPublisher, turns: UIMessageChunk[][], conversationKey: string): Promise<{ targets: ChunkTarget[]; received: Received[][] }> {
@@ -48,7 +37,7 @@ describe('ChunkPublisher', () => {
     const finished = targets.map(
       (target, index) =>
         new Promise<void>((resolve) => {
-          connection.subscribe(target.replySubject!, {
+          nats.connection.subscribe(target.replySubject!, {
             callback: (_error, message) => {
               const chunk = message.json<UIMessageChunk>();
               received[index]!.push({ chunk, sequence: Number(message.headers?.get(sequenceHeader)) });
@@ -57,7 +46,7 @@ describe('ChunkPublisher', () => {
           });
         }),
     );
-    await connection.flush();
+    await nats.connection.flush();
     turns.forEach((chunks, index) => chunks.forEach((chunk) => publisher.publish(targets[index]!, chunk)));
     await Promise.all(finished);
     await publisher.idle();
@@ -67,7 +56,7 @@ describe('ChunkPublisher', () => {
   async function replay(target: ChunkTarget, afterSequence: number): Promise<Received[]> {
     const replayed: Received[] = [];
     await serveReplay({
-      connection,
+      connection: nats.connection,
       request: { accountId: target.accountId, agentId: target.agentId, conversationKey: target.conversationKey, turnId: target.turnId, afterSequence },
       send: (data: string | Uint8Array, headers: MsgHdrs) => {
         if (headers.get(sequenceHeader) === '') return; // the end marker
@@ -80,7 +69,7 @@ describe('ChunkPublisher', () => {
 
   it('delivers every chunk of fast turns in order, stores them several to a message, and replays each once in order', async () => {
     const turns = [chunksOfTurn(600, 0), chunksOfTurn(600, 1), chunksOfTurn(3, 2)];
-    const publisher = new ChunkPublisher({ connection: () => connection, ready: () => true, logger: silentLogger });
+    const publisher = new ChunkPublisher({ connection: () => nats.connection, ready: () => true, logger: silentLogger });
     const { targets, received } = await publishTurns(publisher, turns, 'fast');
 
     for (const [index, chunks] of turns.entries()) {
@@ -95,7 +84,7 @@ describe('ChunkPublisher', () => {
     // A client that has the whole turn gets only the end marker.
     expect(await replay(targets[1]!, received[1]!.at(-1)!.sequence)).toEqual([]);
 
-    const stream = await (await jetstreamManager(connection)).streams.info(replayStreamName);
+    const stream = await (await jetstreamManager(nats.connection)).streams.info(replayStreamName);
     expect(stream.state.messages).toBeLessThan(turns.flat().length);
   });
 
@@ -103,13 +92,13 @@ describe('ChunkPublisher', () => {
     const maxStoreBytes = 200;
     const turn = chunksOfTurn(100, 3);
     turn.splice(50, 0, { type: 'text-delta', id: 'text', delta: 'x'.repeat(400) });
-    const publisher = new ChunkPublisher({ connection: () => connection, ready: () => true, logger: silentLogger, maxStoreBytes });
+    const publisher = new ChunkPublisher({ connection: () => nats.connection, ready: () => true, logger: silentLogger, maxStoreBytes });
     const { targets, received } = await publishTurns(publisher, [turn], 'bounded');
     expect(received[0]!.map((item) => item.chunk)).toEqual(turn);
 
-    const manager = await jetstreamManager(connection);
+    const manager = await jetstreamManager(nats.connection);
     const consumer = await manager.consumers.add(replayStreamName, { filter_subject: turnReplaySubject('acc_test', 'agent', 'bounded', targets[0]!.turnId), ack_policy: AckPolicy.None });
-    const stored = await jetstream(connection).consumers.get(replayStreamName, consumer.name);
+    const stored = await jetstream(nats.connection).consumers.get(replayStreamName, consumer.name);
     const sizes: { chunks: number; bytes: number }[] = [];
     for (let count = 0; sizes.reduce((total, size) => total + size.chunks, 0) < turn.length && count < turn.length; count += 1) {
       const message = await stored.next({ expires: 5_000 });
@@ -122,7 +111,7 @@ describe('ChunkPublisher', () => {
   });
 
   /** A client (on `client`, the test's connection unless given) subscribed to a target's reply subject: the chunks it gets, each with its `Harness-Sequence` header (if any). */
-  async function listen(target: ChunkTarget, client: NatsConnection = connection): Promise<{ received: { chunk: UIMessageChunk; sequence?: number }[]; finished: Promise<void> }> {
+  async function listen(target: ChunkTarget, client: NatsConnection = nats.connection): Promise<{ received: { chunk: UIMessageChunk; sequence?: number }[]; finished: Promise<void> }> {
     const received: { chunk: UIMessageChunk; sequence?: number }[] = [];
     const finished = new Promise<void>((resolve) => {
       client.subscribe(target.replySubject!, {
@@ -141,14 +130,14 @@ describe('ChunkPublisher', () => {
 
   it('holds a turn that starts while the chunk stream is being prepared, then stores and sends all of it once it is ready', async () => {
     let state: ChunkStreamState = 'preparing';
-    const publisher = new ChunkPublisher({ connection: () => connection, ready: () => true, streamState: () => state, logger: silentLogger });
+    const publisher = new ChunkPublisher({ connection: () => nats.connection, ready: () => true, streamState: () => state, logger: silentLogger });
     const target = targetOf('turn_prepared');
     const client = await listen(target);
     const turn = chunksOfTurn(20, 6);
     for (const chunk of turn) publisher.publish(target, chunk);
     // Nothing is stored yet, so nothing is sent: the first chunk waits for its store. (Whatever
     // the publisher had sent on this connection would be in before the flush's answer.)
-    await connection.flush();
+    await nats.connection.flush();
     expect(client.received).toEqual([]);
     expect(publisher.queued()).toBeGreaterThan(0);
 
@@ -164,7 +153,7 @@ describe('ChunkPublisher', () => {
 
   it('sends a turn that waited for a stream that never came unstored and in order, and keeps it unstored when the stream is ready mid-turn', async () => {
     let state: ChunkStreamState = 'preparing';
-    const publisher = new ChunkPublisher({ connection: () => connection, ready: () => true, streamState: () => state, logger: silentLogger });
+    const publisher = new ChunkPublisher({ connection: () => nats.connection, ready: () => true, streamState: () => state, logger: silentLogger });
     const waited = targetOf('turn_waited');
     const later = targetOf('turn_later');
     const waitedClient = await listen(waited);
@@ -195,9 +184,8 @@ describe('ChunkPublisher', () => {
   it('gives up a store whose acknowledgement never comes (sent to a server just before it died), and still delivers the finish', async () => {
     // A server without the chunk stream, where a subscriber takes every store and never answers:
     // the store is neither acknowledged nor refused, as when its server is killed with it in flight.
-    const silentFolder = await makeTemporaryDataDir();
-    const silentServer = await startNatsServer({ dataDir: join(silentFolder.path, 'nats'), stageSecret: randomSecret(), logger: silentLogger });
-    const silent = await connectNats({ url: silentServer.url, ...silentServer.serviceCredentials, name: 'chunk-publisher-silent', logger: silentLogger });
+    const silentNats = await startTestNats('chunk-publisher-silent');
+    const silent = silentNats.connection;
     try {
       silent.subscribe('harness.replay.>', { callback: () => undefined });
       const target: ChunkTarget = { replySubject: createInbox('_INBOX.test'), accountId: 'acc_test', agentId: 'agent', conversationKey: 'silent', turnId: 'turn_silent' };
@@ -209,18 +197,15 @@ describe('ChunkPublisher', () => {
       await publisher.idle();
       expect(received.map((item) => item.chunk)).toEqual(turn);
     } finally {
-      await silent.close();
-      await silentServer.stop();
-      await silentFolder.remove();
+      await silentNats.stop();
     }
   });
 
   it('keeps retrying stores that fail while the chunk stream is unavailable, and stores the whole turn once it is back', async () => {
     // A server whose chunk stream is created late: until then every store is refused (503), as
     // while the stream's leader is being elected after a server was lost.
-    const lateFolder = await makeTemporaryDataDir();
-    const lateServer = await startNatsServer({ dataDir: join(lateFolder.path, 'nats'), stageSecret: randomSecret(), logger: silentLogger });
-    const late = await connectNats({ url: lateServer.url, ...lateServer.serviceCredentials, name: 'chunk-publisher-late', logger: silentLogger });
+    const lateNats = await startTestNats('chunk-publisher-late');
+    const late = lateNats.connection;
     try {
       const target: ChunkTarget = { replySubject: createInbox('_INBOX.test'), accountId: 'acc_test', agentId: 'agent', conversationKey: 'late', turnId: 'turn_late' };
       const { received, finished } = await listen(target, late);
@@ -237,9 +222,7 @@ describe('ChunkPublisher', () => {
       await publisher.idle();
       expect(received.map((item) => item.chunk)).toEqual(turn);
     } finally {
-      await late.close();
-      await lateServer.stop();
-      await lateFolder.remove();
+      await lateNats.stop();
     }
   });
 });

@@ -1,16 +1,12 @@
-import { join } from 'node:path';
-import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/logger.js';
 import { ChunkPublisher } from './chunk-publisher.js';
 import { createChunkRetention } from './chunk-retention.js';
-import { connectNats } from './nats-connection.js';
 import { replayEndHeader } from './nats-protocol.js';
-import { startNatsServer, type EmbeddedNatsServer } from './nats-server-process.js';
 import { defaultReplayRetention, ensureReplayStream, replayStreamName, serveReplay, type ChunkTarget } from './stream-replay.js';
-import { makeTemporaryDataDir, randomSecret } from './test-support/nats-test-support.js';
+import { startTestNats, type TestNats } from './test-support/nats-test-support.js';
 
 const kib = 1024;
 /** The whole stream: small, so the attacker below writes three times what it holds. */
@@ -23,28 +19,20 @@ function turnChunks(count: number, deltaBytes: number): UIMessageChunk[] {
 }
 
 describe('the chunk stream shared between accounts (a real nats-server)', () => {
-  let folder: Awaited<ReturnType<typeof makeTemporaryDataDir>>;
-  let server: EmbeddedNatsServer;
-  let connection: NatsConnection;
+  let nats: TestNats;
 
   beforeAll(async () => {
-    folder = await makeTemporaryDataDir();
-    server = await startNatsServer({ dataDir: join(folder.path, 'nats'), stageSecret: randomSecret(), logger: silentLogger });
-    connection = await connectNats({ url: server.url, ...server.serviceCredentials, name: 'chunk-retention-test', logger: silentLogger });
-    await ensureReplayStream(connection, { ...defaultReplayRetention, maxBytes: streamBytes, maxMessageBytes: 64 * kib });
+    nats = await startTestNats('chunk-retention-test');
+    await ensureReplayStream(nats.connection, { ...defaultReplayRetention, maxBytes: streamBytes, maxMessageBytes: 64 * kib });
   });
 
-  afterAll(async () => {
-    await connection?.close();
-    await server?.stop();
-    await folder?.remove();
-  });
+  afterAll(() => nats?.stop());
 
   /** The chunks a replay of one turn sends (none when the stream no longer holds it). */
   async function replayedChunks(target: ChunkTarget): Promise<number> {
     let chunks = 0;
     await serveReplay({
-      connection,
+      connection: nats.connection,
       request: { accountId: target.accountId, agentId: target.agentId, conversationKey: target.conversationKey, turnId: target.turnId, afterSequence: 0 },
       send: (_data, headers) => {
         if (!headers.has(replayEndHeader)) chunks += 1;
@@ -57,8 +45,8 @@ describe('the chunk stream shared between accounts (a real nats-server)', () => 
 
   it('an account writing three times the stream loses its own oldest turns; another account’s turn stays replayable', async () => {
     // As the gateway composes them: the publisher tells the share of every store, the share purges through the purger.
-    const shared = createChunkRetention({ retention: defaultReplayRetention, settings: { maxBytesPerAccount: shareBytes, maxTrackedTurns: 10_000 }, connection: () => connection, logger: silentLogger });
-    const publisher = new ChunkPublisher({ connection: () => connection, ready: () => true, logger: silentLogger, maxStoreBytes: 16 * kib, stored: (store) => shared.stored(store) });
+    const shared = createChunkRetention({ retention: defaultReplayRetention, settings: { maxBytesPerAccount: shareBytes, maxTrackedTurns: 10_000 }, connection: () => nats.connection, logger: silentLogger });
+    const publisher = new ChunkPublisher({ connection: () => nats.connection, ready: () => true, logger: silentLogger, maxStoreBytes: 16 * kib, stored: (store) => shared.stored(store) });
     const publishTurn = async (target: ChunkTarget, chunks: UIMessageChunk[]) => {
       for (const chunk of chunks) publisher.publish(target, chunk);
       await publisher.idle();
@@ -78,7 +66,7 @@ describe('the chunk stream shared between accounts (a real nats-server)', () => 
     expect(await replayedChunks(victim)).toBe(victimChunks.length);
     expect(await replayedChunks(attackerTurns[0]!)).toBe(0);
     expect(await replayedChunks(attackerTurns.at(-1)!)).toBe(18);
-    const state = (await (await jetstreamManager(connection)).streams.info(replayStreamName)).state;
+    const state = (await (await jetstreamManager(nats.connection)).streams.info(replayStreamName)).state;
     expect(state.bytes).toBeLessThanOrEqual(shareBytes + 64 * kib);
   });
 });

@@ -3,6 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { silentLogger } from '../../core/logger.js';
+import { connectNats } from '../nats-connection.js';
+import { startNatsServer, type EmbeddedNatsServer } from '../nats-server-process.js';
 
 /** Test helpers for the NATS layer: temp data folders and permission-error waits. Not used by the service. */
 
@@ -21,4 +24,28 @@ export async function nextServerError(connection: NatsConnection): Promise<strin
     if (status.type === 'error') return status.error.message;
   }
   throw new Error('The connection closed before the server reported an error.');
+}
+
+/** A real nats-server on a temporary data folder, with the service's connection to it. */
+export interface TestNats {
+  server: EmbeddedNatsServer;
+  connection: NatsConnection;
+  /** Closes the connection, stops the server and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/** Starts a nats-server for a test and connects to it as the service, naming the connection `name`. */
+export async function startTestNats(name: string): Promise<TestNats> {
+  const folder = await makeTemporaryDataDir();
+  const server = await startNatsServer({ dataDir: join(folder.path, 'nats'), stageSecret: randomSecret(), logger: silentLogger });
+  const connection = await connectNats({ url: server.url, ...server.serviceCredentials, name, logger: silentLogger });
+  return {
+    server,
+    connection,
+    stop: async () => {
+      await connection.close();
+      await server.stop();
+      await folder.remove();
+    },
+  };
 }
