@@ -2,18 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureAwsAccessKeyId } from '../fixtures/model-server/bedrock-converse.js';
 import { providerBaseURLs } from '../fixtures/model-server/family-routes.js';
 import type { RecordedModelCall } from '../fixtures/model-server/fixture-model-server.js';
+import type { TokenUsage } from '../server/core/usage/token-usage.js';
 import { type ChatStack, modelKey, searchKey, startChatStack } from './support/chat-stack.js';
-
-interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  cachedInputTokens?: number;
-  cacheWriteTokens?: number;
-  reasoningTokens?: number;
-  provider?: string;
-  model?: string;
-}
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -107,7 +97,7 @@ describe('every provider through its official client, against fakes speaking its
   });
 
   /** Each provider's turn usage, as its status row gave it. */
-  const turnUsage = new Map<string, Usage>();
+  const turnUsage = new Map<string, TokenUsage>();
   const get = async <T>(path: string): Promise<T> => (await (await fetch(`${stack.agentUrl}${path}`, { headers: { authorization: `Bearer ${secret}` } })).json()) as T;
 
   it.each(cases)('runs a turn with reasoning and a tool call on $provider', async ({ provider, model, reasoningSent, temperatureSent, countsReasoning, cacheWrites, reasoningText, noCacheReads }) => {
@@ -119,7 +109,7 @@ describe('every provider through its official client, against fakes speaking its
       body: JSON.stringify({ conversationKey: `c-${provider}`, message }),
     });
     const { eventId } = (await submitted.json()) as { eventId: string };
-    let status: { status: string; usage: Usage; usageByCall: Usage[]; result?: { text: string }; error?: string };
+    let status: { status: string; usage: TokenUsage; usageByCall: TokenUsage[]; result?: { text: string }; error?: string };
     for (;;) {
       await stack.core.asyncWorker.idle();
       status = await get(`/status/${eventId}`);
@@ -151,7 +141,7 @@ describe('every provider through its official client, against fakes speaking its
       [provider, model],
       [provider, model],
     ]);
-    const { messages } = await get<{ messages: { role: string; content: unknown; usage?: Usage }[] }>(`/agents/on-${provider}/conversations/c-${provider}`);
+    const { messages } = await get<{ messages: { role: string; content: unknown; usage?: TokenUsage }[] }>(`/agents/on-${provider}/conversations/c-${provider}`);
     const assistant = messages.filter((stored) => stored.role === 'assistant');
     expect(assistant.map((stored) => [stored.usage?.provider, stored.usage?.model])).toEqual([
       [provider, model],
@@ -162,7 +152,7 @@ describe('every provider through its official client, against fakes speaking its
 
   it('reports the usage per provider and model (?by=model), beside the rows per agent', async () => {
     const today = new Date().toISOString().slice(0, 10);
-    const read = async (query: string) => (await (await fetch(`${stack.accountUrl}/accounts/me/usage?from=${today}&to=${today}${query}`, { headers: { authorization: `Bearer ${secret}` } })).json()) as { usage: (Usage & { agentId: string; turns?: number })[] };
+    const read = async (query: string) => (await (await fetch(`${stack.accountUrl}/accounts/me/usage?from=${today}&to=${today}${query}`, { headers: { authorization: `Bearer ${secret}` } })).json()) as { usage: (TokenUsage & { agentId: string; turns?: number })[] };
     const byModel = await read('&by=model');
     for (const { provider, model } of cases) {
       const row = byModel.usage.find((entry) => entry.agentId === `on-${provider}`);
