@@ -17,8 +17,7 @@ const sources: NatsChatSource[] = [];
 
 beforeAll(async () => {
   stack = await startNatsStack();
-  alice = await stack.createAccount('alice');
-  await stack.putAgent(alice.secret, 'echo', { provider: stack.provider() });
+  alice = await stack.createAccountWithEcho('alice');
   await stack.waitForNats();
 });
 

@@ -33,8 +33,7 @@ describe('an outside nats-server started by its operator', () => {
     // Bare host:port entries, as nats-server's own tools take them.
     stack = await startNatsStack({ nats: readNatsSettings({ NATS_URL: servers.urls.map((url) => url.replace('nats://', '')).join(',') }) });
     await stack.waitForNats();
-    const account = await stack.createAccount('plain-user');
-    await stack.putAgent(account.secret, 'echo', { provider: stack.provider() });
+    const account = await stack.createAccountWithEcho('plain-user');
     expect(account.nats).toMatchObject({ authentication: 'none', url: servers.urls.join(','), websocketUrl: null, user: null, password: null, jwt: null, creds: null });
 
     const connection = await connectNats({ url: account.nats.url!, ...natsAuthenticationOf(account.nats), inboxPrefix: account.nats.inboxPrefix, name: 'plain-client', logger: silentLogger });
@@ -56,8 +55,7 @@ describe('an outside nats-server started by its operator', () => {
     servers = await startPlainNatsCluster({ size: 1, token });
     stack = await startNatsStack({ nats: readNatsSettings({ NATS_URL: servers.urls[0]!.replace('nats://', `nats://${token}@`) }) });
     await stack.waitForNats();
-    const account = await stack.createAccount('token-user');
-    await stack.putAgent(account.secret, 'echo', { provider: stack.provider() });
+    const account = await stack.createAccountWithEcho('token-user');
     expect(account.nats).toMatchObject({ authentication: 'token', url: servers.urls[0], user: null, password: null, jwt: null });
     expect(JSON.stringify(account.nats)).not.toContain(token);
 

@@ -8,8 +8,7 @@ let alice: NatsTestAccount;
 
 beforeAll(async () => {
   stack = await startNatsStack();
-  alice = await stack.createAccount('replay-flood');
-  await stack.putAgent(alice.secret, 'echo', { provider: stack.provider() });
+  alice = await stack.createAccountWithEcho('replay-flood');
   await stack.waitForNats();
 });
 

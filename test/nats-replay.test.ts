@@ -9,8 +9,7 @@ let alice: NatsTestAccount;
 
 beforeAll(async () => {
   stack = await startNatsStack();
-  alice = await stack.createAccount('alice');
-  await stack.putAgent(alice.secret, 'echo', { provider: stack.provider() });
+  alice = await stack.createAccountWithEcho('alice');
   await stack.waitForNats();
 });
 

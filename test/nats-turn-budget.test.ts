@@ -16,8 +16,7 @@ beforeAll(async () => {
     if (previous === undefined) delete process.env.HARNESS_LIMIT_TURNS_PER_MINUTE;
     else process.env.HARNESS_LIMIT_TURNS_PER_MINUTE = previous;
   }
-  alice = await stack.createAccount('budgeted');
-  await stack.putAgent(alice.secret, 'echo', { provider: stack.provider() });
+  alice = await stack.createAccountWithEcho('budgeted');
   await stack.waitForNats();
 });
 

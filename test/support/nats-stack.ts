@@ -33,6 +33,8 @@ export interface NatsStack {
   accountUrl: string;
   agentUrl: string;
   createAccount(username: string): Promise<NatsTestAccount>;
+  /** An account with an agent `echo` on the fixture model, the agent most tests talk to. */
+  createAccountWithEcho(username: string): Promise<NatsTestAccount>;
   putAgent(secret: string, agentId: string, config: Record<string, unknown>): Promise<void>;
   provider(): Record<string, unknown>;
   /** The agent service's `GET /` answer. */
@@ -62,6 +64,11 @@ export async function startNatsStack(options: { nats?: NatsSettings } = {}): Pro
       const credentials = await fetch(`${services.accountUrl}/accounts/me/nats`, { headers: { authorization: `Bearer ${secret}` } });
       if (credentials.status !== 200) throw new Error(`nats credentials: ${credentials.status} ${await credentials.text()}`);
       return { accountId, secret, nats: (await credentials.json()) as NatsCredentialsView };
+    },
+    async createAccountWithEcho(username) {
+      const account = await stack.createAccount(username);
+      await stack.putAgent(account.secret, 'echo', { provider: stack.provider() });
+      return account;
     },
     async putAgent(secret, agentId, config) {
       const response = await fetch(`${services.accountUrl}/accounts/me/agents/${agentId}`, {
