@@ -136,6 +136,7 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterUpRes
     await writeClusterState(paths, state);
 
     const environment = replicaEnvironment(options.environment, { databaseUrl, secrets, host, bucketFolder: paths.bucketFolder });
+    let stateWrites: Promise<void> = Promise.resolve();
     const startReplica = async (index: number): Promise<void> => {
       const folder = clusterReplicaFolder(paths, index);
       const started = await startDetachedService({
@@ -151,7 +152,10 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterUpRes
       });
       state.replicas.push({ index, accountServiceUrl: started.accountUrl, agentServiceUrl: started.agentUrl, pid: started.pid, logFile: folder.logFile });
       state.replicas.sort((left, right) => left.index - right.index);
-      await writeClusterState(paths, state);
+      // Replicas 2..N finish starting in any order: their writes go one after another, each of the
+      // state as it is then, so a slower earlier write cannot land last and drop a replica.
+      stateWrites = stateWrites.then(() => writeClusterState(paths, state));
+      await stateWrites;
     };
     // The first alone (it migrates the database), then the others together: they find it done.
     await startReplica(1);
