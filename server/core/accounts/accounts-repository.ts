@@ -1,5 +1,6 @@
 import type { TableStore } from '../storage/table-store.js';
-import { ConditionFailedError, modifyRow } from '../storage/table-store.js';
+import { modifyRow } from '../storage/read-and-write.js';
+import { ConditionFailedError } from '../storage/table-store.js';
 import type { AccountRecord } from './account.js';
 
 interface UsernameClaim {

@@ -1,7 +1,10 @@
-import { ConditionFailedError, type TableStore } from '../storage/table-store.js';
+import { modifyRows } from '../storage/read-and-write.js';
+import type { TableStore, WriteDecision } from '../storage/table-store.js';
 import type { AsyncRequestRecord } from './async-request.js';
 
 const requestKey = 'event';
+/** Rounds of a compare-and-set against concurrent writers of the same row. */
+const changeAttempts = 20;
 
 /**
  * Storage of the status rows, one partition per request. Every write is conditional; only
@@ -24,19 +27,12 @@ export class AsyncRequestsRepository {
    * as written, as found when left, or undefined when there is no row.
    */
   async change(eventId: string, change: (current: AsyncRequestRecord) => AsyncRequestRecord | undefined): Promise<{ row: AsyncRequestRecord; changed: boolean } | undefined> {
-    for (let attempt = 0; attempt < 20; attempt += 1) {
-      const current = await this.table.get(eventId, requestKey);
-      if (!current) return undefined;
+    return modifyRows(this.table, eventId, [requestKey], ([current]): WriteDecision<AsyncRequestRecord, { row: AsyncRequestRecord; changed: boolean } | undefined> => {
+      if (!current) return { operations: [], result: undefined };
       const next = change(current.value);
-      if (!next) return { row: current.value, changed: false };
-      try {
-        await this.table.write(eventId, [{ type: 'put', key: requestKey, value: next, expectedVersion: current.version }]);
-        return { row: next, changed: true };
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
-    throw new Error(`Async request ${eventId} kept changing under 20 attempts to update it.`);
+      if (!next) return { operations: [], result: { row: current.value, changed: false } };
+      return { operations: [{ type: 'put', key: requestKey, value: next, expectedVersion: current.version }], result: { row: next, changed: true } };
+    }, changeAttempts);
   }
 
   async all(): Promise<AsyncRequestRecord[]> {

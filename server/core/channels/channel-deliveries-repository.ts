@@ -1,3 +1,4 @@
+import { modifyRows } from '../storage/read-and-write.js';
 import { ConditionFailedError, type TableStore } from '../storage/table-store.js';
 import type { ReplyTarget } from './channel-adapter.js';
 
@@ -33,6 +34,8 @@ export interface DeliveryRef {
 }
 
 const deliveryKey = 'delivery';
+/** Rounds of `finish` against concurrent writers of the same delivery. */
+const finishAttempts = 10;
 
 /** One partition per delivery: a claim is a conditional create that touches nothing else. */
 function partitionOf(ref: DeliveryRef): string {
@@ -61,21 +64,22 @@ export class ChannelDeliveriesRepository {
     return (await this.table.get(partitionOf(ref), deliveryKey))?.value;
   }
 
-  /** Moves an `accepted` delivery to `done` or `failed`; a delivery already finished is left as it is. */
+  /**
+   * Moves an `accepted` delivery to `done` or `failed`; a delivery already finished is left as
+   * it is. A row that keeps changing under every attempt throws (the worker logs it and the
+   * delivery stays `accepted` for the next boot), it is never dropped silently.
+   */
   async finish(ref: DeliveryRef, outcome: { status: 'done' } | { status: 'failed'; error: string }, finishedAt: string): Promise<void> {
-    const partition = partitionOf(ref);
-    for (let attempt = 0; attempt < 10; attempt += 1) {
-      const current = await this.table.get(partition, deliveryKey);
-      if (!current || current.value.status !== 'accepted') return;
-      try {
-        await this.table.write(partition, [
-          { type: 'put', key: deliveryKey, value: { ...current.value, ...outcome, finishedAt }, expectedVersion: current.version },
-        ]);
-        return;
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
+    await modifyRows(
+      this.table,
+      partitionOf(ref),
+      [deliveryKey],
+      ([current]) => ({
+        operations: current?.value.status === 'accepted' ? [{ type: 'put', key: deliveryKey, value: { ...current.value, ...outcome, finishedAt }, expectedVersion: current.version }] : [],
+        result: undefined,
+      }),
+      finishAttempts,
+    );
   }
 
   /** Every stored delivery (boot recovery and pruning). */

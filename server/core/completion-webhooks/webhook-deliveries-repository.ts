@@ -1,8 +1,12 @@
-import { ConditionFailedError, type TableStore, type WriteOperation } from '../storage/table-store.js';
+import { modifyRows } from '../storage/read-and-write.js';
+import { ConditionFailedError, type TableStore, type WriteDecision, type WriteOperation } from '../storage/table-store.js';
 import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryRef } from './webhook-delivery.js';
 
 /** Finished deliveries kept per agent: the oldest beyond this are removed when a new one is recorded. */
 export const deliveriesKeptPerAgent = 200;
+
+/** Rounds of `finishAttempt` against concurrent writers of the same delivery. */
+const finishAttempts = 10;
 
 /** One partition per agent, so its deliveries are listed with one read; a delivery is one row keyed by its id. */
 function partitionOf(accountId: string, agentId: string): string {
@@ -107,7 +111,8 @@ export class WebhookDeliveriesRepository {
   /**
    * Ends the claimed attempt: records it (when one was made) and what follows, another attempt
    * at `nextAttemptAt` or the end of the delivery. Only the claim's holder writes; false when
-   * the claim was lost (it ran out and another worker took the delivery).
+   * the claim was lost (it ran out and another worker took the delivery). A row that keeps
+   * changing under every attempt throws (the job logs it; the delivery stays pending for a sweep).
    */
   async finishAttempt(
     ref: WebhookDeliveryRef,
@@ -115,26 +120,24 @@ export class WebhookDeliveriesRepository {
     outcome: { record?: WebhookAttempt; state: 'pending'; nextAttemptAt: string } | { record?: WebhookAttempt; state: 'delivered' | 'failed'; error?: string },
     now: Date,
   ): Promise<boolean> {
-    const partition = partitionOf(ref.accountId, ref.agentId);
-    for (let tries = 0; tries < 10; tries += 1) {
-      const current = await this.table.get(partition, ref.deliveryId);
-      if (!current || current.value.state !== 'pending' || current.value.claim?.attempt !== attempt) return false;
-      const { claim: _claim, nextAttemptAt: _next, ...rest } = current.value;
-      const next: WebhookDelivery = {
-        ...rest,
-        state: outcome.state,
-        attempts: outcome.record ? [...rest.attempts, outcome.record] : rest.attempts,
-        ...(outcome.state === 'pending' ? { nextAttemptAt: outcome.nextAttemptAt } : {}),
-        ...(outcome.state !== 'pending' && outcome.error ? { error: outcome.error } : {}),
-        updatedAt: now.toISOString(),
-      };
-      try {
-        await this.table.write(partition, [{ type: 'put', key: ref.deliveryId, value: next, expectedVersion: current.version }]);
-        return true;
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
-    return false;
+    return modifyRows(
+      this.table,
+      partitionOf(ref.accountId, ref.agentId),
+      [ref.deliveryId],
+      ([current]): WriteDecision<WebhookDelivery, boolean> => {
+        if (!current || current.value.state !== 'pending' || current.value.claim?.attempt !== attempt) return { operations: [], result: false };
+        const { claim: _claim, nextAttemptAt: _next, ...rest } = current.value;
+        const next: WebhookDelivery = {
+          ...rest,
+          state: outcome.state,
+          attempts: outcome.record ? [...rest.attempts, outcome.record] : rest.attempts,
+          ...(outcome.state === 'pending' ? { nextAttemptAt: outcome.nextAttemptAt } : {}),
+          ...(outcome.state !== 'pending' && outcome.error ? { error: outcome.error } : {}),
+          updatedAt: now.toISOString(),
+        };
+        return { operations: [{ type: 'put', key: ref.deliveryId, value: next, expectedVersion: current.version }], result: true };
+      },
+      finishAttempts,
+    );
   }
 }

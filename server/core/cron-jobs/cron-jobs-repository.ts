@@ -1,5 +1,5 @@
-import { readAndWrite } from '../storage/read-and-write.js';
-import { ConditionFailedError, type TableStore, type WriteOperation } from '../storage/table-store.js';
+import { modifyRows, readAndWrite } from '../storage/read-and-write.js';
+import type { TableStore, WriteDecision, WriteOperation } from '../storage/table-store.js';
 import { type CronJobRecord, type CronRun, type CronRunsRecord, type CronTableRow, runHistoryLimit } from './cron-job.js';
 
 const runsKey = (cronJobId: string): string => `runs:${cronJobId}`;
@@ -66,19 +66,18 @@ export class CronJobsRepository {
    * Resolves with the job as stored afterwards, or undefined when there is no such job.
    */
   async modify(accountId: string, cronJobId: string, change: (job: CronJobRecord) => CronJobRecord | undefined): Promise<CronJobRecord | undefined> {
-    for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
-      const current = await this.get(accountId, cronJobId);
-      if (!current) return undefined;
-      const next = change(current.job);
-      if (!next) return current.job;
-      try {
-        await this.table.write(accountId, [{ type: 'put', key: cronJobId, value: next, expectedVersion: current.version }]);
-        return next;
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
-    throw new Error(`Cron job ${cronJobId} kept changing under ${maxAttempts} attempts to modify it.`);
+    return modifyRows(
+      this.table,
+      accountId,
+      [cronJobId],
+      ([row]): WriteDecision<CronTableRow, CronJobRecord | undefined> => {
+        if (row?.value.kind !== 'job') return { operations: [], result: undefined };
+        const next = change(row.value);
+        if (!next) return { operations: [], result: row.value };
+        return { operations: [{ type: 'put', key: cronJobId, value: next, expectedVersion: row.version }], result: next };
+      },
+      maxAttempts,
+    );
   }
 
   /** Removes the job and its run history; false when there was no such job. */
@@ -138,28 +137,29 @@ export class CronJobsRepository {
    * `change` returns the new run, or undefined to leave it. Returns the run as stored.
    */
   async updateRun(accountId: string, cronJobId: string, runId: string, change: (run: CronRun) => CronRun | undefined): Promise<CronRun | undefined> {
-    for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
-      const [history, job] = await Promise.all([this.table.get(accountId, runsKey(cronJobId)), this.table.get(accountId, cronJobId)]);
-      if (history?.value.kind !== 'runs') return undefined;
-      const index = history.value.runs.findIndex((run) => run.runId === runId);
-      const current = history.value.runs[index];
-      if (!current) return undefined;
-      const next = change(current);
-      if (!next) return current;
-      const runs = history.value.runs.map((run, position) => (position === index ? next : run));
-      const operations: WriteOperation<CronTableRow>[] = [
-        { type: 'put', key: runsKey(cronJobId), value: { ...history.value, runs }, expectedVersion: history.version },
-      ];
-      if (index === 0 && job?.value.kind === 'job') {
-        operations.push({ type: 'put', key: cronJobId, value: { ...job.value, lastRunStatus: next.status }, expectedVersion: job.version });
-      }
-      try {
-        await this.table.write(accountId, operations);
-        return next;
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
-    throw new Error(`Cron job ${cronJobId}: run ${runId} kept changing under ${maxAttempts} attempts to update it.`);
+    return modifyRows(
+      this.table,
+      accountId,
+      [runsKey(cronJobId), cronJobId],
+      (rows): WriteDecision<CronTableRow, CronRun | undefined> => {
+        const history = rows.find((row) => row.key === runsKey(cronJobId));
+        const job = rows.find((row) => row.key === cronJobId);
+        if (history?.value.kind !== 'runs') return { operations: [], result: undefined };
+        const index = history.value.runs.findIndex((run) => run.runId === runId);
+        const current = history.value.runs[index];
+        if (!current) return { operations: [], result: undefined };
+        const next = change(current);
+        if (!next) return { operations: [], result: current };
+        const runs = history.value.runs.map((run, position) => (position === index ? next : run));
+        const operations: WriteOperation<CronTableRow>[] = [
+          { type: 'put', key: runsKey(cronJobId), value: { ...history.value, runs }, expectedVersion: history.version },
+        ];
+        if (index === 0 && job?.value.kind === 'job') {
+          operations.push({ type: 'put', key: cronJobId, value: { ...job.value, lastRunStatus: next.status }, expectedVersion: job.version });
+        }
+        return { operations, result: next };
+      },
+      maxAttempts,
+    );
   }
 }

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { fillableDisk } from '../../../test/support/full-disk-calls.js';
 import { temporaryFolder, temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { LowdbStorage } from './lowdb-storage.js';
-import { ConditionFailedError, modifyRow } from './table-store.js';
+import { modifyRow } from './read-and-write.js';
+import { ConditionFailedError } from './table-store.js';
 
 describe('LowdbStorage', () => {
   const folder = temporaryFolderPerTest();

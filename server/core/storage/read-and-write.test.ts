@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { postgresForThisFile, randomSchemaName, urlWithSchema } from '../../../test/support/test-postgres.js';
 import { statements } from './postgres/postgres-statements.js';
 import { PostgresStorage } from './postgres/postgres-storage.js';
-import { readAndWrite } from './read-and-write.js';
+import { modifyRows, readAndWrite } from './read-and-write.js';
+import { ConditionalWriteExhaustedError } from './retry-on-conflict.js';
 import { ConditionFailedError, type Storage, type TableStore, type VersionedRow } from './table-store.js';
 import { lowdbStoragePerTest } from './test-support/lowdb-per-test.js';
 
@@ -69,6 +70,26 @@ function describeReadAndWrite(backend: string, open: () => Storage, decidesOnce:
       ).rejects.toBeInstanceOf(ConditionFailedError);
       expect(await table.get('p', 'counter')).toBeUndefined();
       expect((await table.get('p', 'other'))?.value.count).toBe(5);
+    });
+
+    it('modifyRows is optimistic here too: racing writes all land, and a batch that never holds is decided `attempts` times, then given up loudly', async () => {
+      await Promise.all(Array.from({ length: 20 }, () => modifyRows(table, 'p', ['counter'], increment)));
+      expect((await table.get('p', 'counter'))?.value.count).toBe(20);
+      await table.write('p', [{ type: 'put', key: 'other', value: { count: 5 } }]);
+      let decisions = 0;
+      const failure = await modifyRows(
+        table,
+        'p',
+        ['counter'],
+        (rows) => {
+          decisions += 1;
+          return { operations: [...increment(rows).operations, { type: 'put', key: 'other', value: { count: 6 }, expectedVersion: null }], result: undefined };
+        },
+        4,
+      ).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ConditionalWriteExhaustedError);
+      expect(decisions).toBe(4);
+      expect((await table.get('p', 'counter'))?.value.count).toBe(20);
     });
   });
 }

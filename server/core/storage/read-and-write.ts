@@ -1,4 +1,5 @@
-import { ConditionFailedError, type TableStore, type VersionedRow, type WriteDecision } from './table-store.js';
+import { retryOnConflict } from './retry-on-conflict.js';
+import type { TableStore, VersionedRow, WriteDecision } from './table-store.js';
 
 /** Rounds of the optimistic loop before giving up (many racing writers of one partition). */
 const defaultAttempts = 200;
@@ -7,9 +8,8 @@ const defaultAttempts = 200;
  * Read rows of a partition and write a batch decided from them, atomically with respect to
  * the rows read. A backend that can hold the partition from the read to the write
  * (`TableStore.readAndWrite`: PostgreSQL's partition lock) runs `decide` once, racing callers
- * queueing in the database. Otherwise the batch must be conditional on the versions `decide`
- * saw, and a batch that meets a concurrent change is decided again on fresh rows; after
- * `attempts` rounds the last `ConditionFailedError` is thrown.
+ * queueing in the database. Otherwise it is `modifyRows`: the batch must be conditional on the
+ * versions `decide` saw, and is decided again on fresh rows after a conflict.
  */
 export async function readAndWrite<T, Result>(
   table: TableStore<T>,
@@ -19,20 +19,58 @@ export async function readAndWrite<T, Result>(
   attempts = defaultAttempts,
 ): Promise<Result> {
   if (table.readAndWrite) return table.readAndWrite(partition, keys, decide);
-  let lastConflict: ConditionFailedError | undefined;
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const rows = keys === undefined ? await table.list(partition) : await readKeys(table, partition, keys);
-    const { operations, result } = decide(rows);
-    if (operations.length === 0) return result;
-    try {
-      await table.write(partition, operations);
+  return modifyRows(table, partition, keys, decide, attempts);
+}
+
+/**
+ * Optimistic read-and-write on every backend: read the rows (`keys`: those that exist are
+ * passed; omitted, the whole partition), decide a batch conditional on their versions, write
+ * it; a batch that meets a concurrent change is decided again on fresh rows, and after
+ * `attempts` rounds `ConditionalWriteExhaustedError` is thrown. For a write that rarely races,
+ * where PostgreSQL's partition lock would cost more round trips than a rare second round.
+ */
+export function modifyRows<T, Result>(
+  table: TableStore<T>,
+  partition: string,
+  keys: string[] | undefined,
+  decide: (rows: VersionedRow<T>[]) => WriteDecision<T, Result>,
+  attempts = defaultAttempts,
+): Promise<Result> {
+  return retryOnConflict(
+    { table: table.name, key: partition },
+    async () => {
+      const rows = keys === undefined ? await table.list(partition) : await readKeys(table, partition, keys);
+      const { operations, result } = decide(rows);
+      if (operations.length > 0) await table.write(partition, operations);
       return result;
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      lastConflict = error;
-    }
-  }
-  throw lastConflict ?? new ConditionFailedError(table.name, partition);
+    },
+    { attempts },
+  );
+}
+
+/**
+ * Read, change and write one row with compare-and-set, retrying when another writer got
+ * there first. `change` returns the new value, or `undefined` to leave the row as it is.
+ * Resolves with the row as written, or as found when left.
+ */
+export function modifyRow<T>(
+  table: TableStore<T>,
+  partition: string,
+  key: string,
+  change: (current: T | undefined) => T | undefined,
+  attempts = 10,
+): Promise<VersionedRow<T> | undefined> {
+  return retryOnConflict(
+    { table: table.name, key },
+    async () => {
+      const current = await table.get(partition, key);
+      const next = change(current?.value);
+      if (next === undefined) return current;
+      const [written] = await table.write(partition, [{ type: 'put', key, value: next, expectedVersion: current ? current.version : null }]);
+      return written;
+    },
+    { attempts },
+  );
 }
 
 async function readKeys<T>(table: TableStore<T>, partition: string, keys: string[]): Promise<VersionedRow<T>[]> {

@@ -53,8 +53,9 @@ export class ConditionFailedError extends Error {
   constructor(
     readonly table: string,
     readonly key: string,
+    options?: { cause?: unknown },
   ) {
-    super(`Conditional write on ${table}/${key} failed: the row changed.`);
+    super(`Conditional write on ${table}/${key} failed: the row changed.`, options);
     this.name = 'ConditionFailedError';
   }
 }
@@ -63,29 +64,4 @@ export class ConditionFailedError extends Error {
 export interface Storage {
   table<T>(name: string): TableStore<T>;
   close(): Promise<void>;
-}
-
-/**
- * Read, change and write one row with compare-and-set, retrying when another writer got
- * there first. `change` returns the new value, or `undefined` to leave the row as it is.
- */
-export async function modifyRow<T>(
-  table: TableStore<T>,
-  partition: string,
-  key: string,
-  change: (current: T | undefined) => T | undefined,
-  attempts = 10,
-): Promise<VersionedRow<T> | undefined> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const current = await table.get(partition, key);
-    const next = change(current?.value);
-    if (next === undefined) return current;
-    try {
-      const [written] = await table.write(partition, [{ type: 'put', key, value: next, expectedVersion: current ? current.version : null }]);
-      return written;
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-    }
-  }
-  throw new Error(`Gave up on ${table.name}/${key} after ${attempts} concurrent modifications.`);
 }

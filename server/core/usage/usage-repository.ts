@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConditionFailedError, type TableStore, type VersionedRow } from '../storage/table-store.js';
+import { retryOnConflict } from '../storage/retry-on-conflict.js';
+import type { TableStore, VersionedRow } from '../storage/table-store.js';
 import { addUsage, type TokenUsage } from './token-usage.js';
 import { monthOf, monthsInRange, type UsageDay } from './usage-day.js';
 
@@ -115,30 +116,31 @@ export class UsageRepository {
   private async write(rowId: string, partition: string, increment: UsageIncrement): Promise<UsageRow> {
     const { accountId, agentId, day } = increment;
     const key = keyOf(day, agentId);
-    for (let attempt = 1; ; attempt += 1) {
-      // The version this process wrote last, else a read (the first increment, or another replica wrote since).
-      const current = this.known.get(rowId) ?? (await this.table.get(partition, key));
-      const base: UsageRow = current?.value ?? { accountId, agentId, day, inputTokens: 0, outputTokens: 0, totalTokens: 0, turns: 0, updatedAt: increment.updatedAt };
-      const { provider: _provider, model: _model, ...total } = addUsage(base, increment.usage);
-      const byModel = addByModel(base.byModel, increment.byModel);
-      const next: UsageRow = {
-        ...base,
-        ...total,
-        ...(byModel ? { byModel } : {}),
-        turns: base.turns + increment.turns,
-        updatedAt: increment.updatedAt,
-      };
-      try {
-        const [written] = await this.table.write(partition, [{ type: 'put', key, value: next, expectedVersion: current ? current.version : null }]);
+    return retryOnConflict(
+      { table: this.table.name, key },
+      async () => {
+        // The version this process wrote last, else a read (the first increment, or another replica wrote since).
+        const current = this.known.get(rowId) ?? (await this.table.get(partition, key));
+        const base: UsageRow = current?.value ?? { accountId, agentId, day, inputTokens: 0, outputTokens: 0, totalTokens: 0, turns: 0, updatedAt: increment.updatedAt };
+        const { provider: _provider, model: _model, ...total } = addUsage(base, increment.usage);
+        const byModel = addByModel(base.byModel, increment.byModel);
+        const next: UsageRow = {
+          ...base,
+          ...total,
+          ...(byModel ? { byModel } : {}),
+          turns: base.turns + increment.turns,
+          updatedAt: increment.updatedAt,
+        };
+        const [written] = await this.table.write(partition, [{ type: 'put', key, value: next, expectedVersion: current ? current.version : null }]).catch((error: unknown) => {
+          this.known.delete(rowId);
+          throw error;
+        });
         this.remember(rowId, written!);
         return written!.value;
-      } catch (error) {
-        this.known.delete(rowId);
-        if (!(error instanceof ConditionFailedError) || attempt >= maxAttempts) throw error;
-        // A little random wait spreads replicas that collided, so they do not collide again.
-        await sleep(Math.floor(Math.random() * Math.min(attempt, 10)));
-      }
-    }
+      },
+      // A little random wait spreads replicas that collided, so they do not collide again.
+      { attempts: maxAttempts, beforeRetry: (attempt) => sleep(Math.floor(Math.random() * Math.min(attempt, 10))) },
+    );
   }
 
   private remember(rowId: string, row: VersionedRow<UsageRow>): void {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { postgresForThisFile, randomSchemaName, urlWithSchema } from '../../../../test/support/test-postgres.js';
-import { modifyRow, ConditionFailedError } from '../table-store.js';
+import { modifyRow } from '../read-and-write.js';
+import { ConditionFailedError } from '../table-store.js';
 import { describeTableStoreContract } from '../test-support/table-store-contract.js';
 import { migrate, readMigrations } from './postgres-migrations.js';
 import { statements } from './postgres-statements.js';

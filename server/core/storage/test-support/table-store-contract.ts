@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConditionFailedError, modifyRow, type Storage } from '../table-store.js';
+import { modifyRow } from '../read-and-write.js';
+import { ConditionFailedError, type Storage } from '../table-store.js';
 
 /**
  * The behaviour every `Storage` must have, written once and run against each backend. `open`
