@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { ConditionFailedError, type WriteOperation } from '../storage/table-store.js';
 import { type AsyncTableRow, type AsyncToolResult, type DispatchGroup, groupKey, groupIdOfResult } from './async-tool-result.js';
 import type { AsyncToolResultsRepository, GroupSnapshot } from './async-tool-results-repository.js';
+import { claimContinuation } from './continuation-claim.js';
 
 export type AsyncOutcome = { status: 'completed'; response: Record<string, unknown> } | { status: 'failed'; error: string };
 
@@ -19,11 +19,6 @@ export interface SettlementResult {
 function externalRowsPending(snapshot: GroupSnapshot, except?: string): number {
   const ids = new Set(snapshot.group?.value.resultIds ?? []);
   return snapshot.results.filter((row) => ids.has(row.key) && row.key !== except && row.value.status === 'processing').length;
-}
-
-/** The claim of a continuation: the one write that finds the group sealed and settled sets it. */
-function claim(group: DispatchGroup, now: string): DispatchGroup {
-  return { ...group, continuation: { continuationEventId: `evt_cont_${randomUUID()}`, state: 'claimed', claimedAt: now }, updatedAt: now };
 }
 
 /**
@@ -78,11 +73,7 @@ export class AsyncSettlement {
         let nextGroup: DispatchGroup | undefined;
         const pendingCount = externalRowsPending(snapshot, resultId);
         if (group) {
-          nextGroup = { ...group.value, settledCount: group.value.settledCount + 1, updatedAt: timestamp };
-          if (nextGroup.sealed && pendingCount === 0 && !nextGroup.continuation && !nextGroup.cancelledAt && nextGroup.resultIds.length > 0) {
-            nextGroup = claim(nextGroup, timestamp);
-            claimed = true;
-          }
+          ({ group: nextGroup, claimed } = claimContinuation({ ...group.value, settledCount: group.value.settledCount + 1, updatedAt: timestamp }, pendingCount, timestamp));
           operations.push({ type: 'put', key: groupKey, value: nextGroup, expectedVersion: group.version });
         }
         return { operations, result: { resultId, status: outcome.status, claimed, pendingCount, ...(nextGroup ? { group: nextGroup } : {}) } };
@@ -99,10 +90,8 @@ export class AsyncSettlement {
       return await this.repository.transition(groupId, (snapshot) => {
         if (!snapshot.group) throw new Error(`Dispatch group ${groupId} does not exist.`);
         const timestamp = this.now().toISOString();
-        let group: DispatchGroup = { ...snapshot.group.value, sealed: true, sealedAt: snapshot.group.value.sealedAt ?? timestamp, updatedAt: timestamp };
         const pendingCount = externalRowsPending(snapshot);
-        const claimed = pendingCount === 0 && !group.continuation && !group.cancelledAt;
-        if (claimed) group = claim(group, timestamp);
+        const { group, claimed } = claimContinuation({ ...snapshot.group.value, sealed: true, sealedAt: snapshot.group.value.sealedAt ?? timestamp, updatedAt: timestamp }, pendingCount, timestamp);
         return { operations: [{ type: 'put', key: groupKey, value: group, expectedVersion: snapshot.group.version }], result: { claimed, pendingCount, group } };
       });
     } catch (error) {
@@ -115,9 +104,9 @@ export class AsyncSettlement {
   async claimIfReady(groupId: string): Promise<DispatchGroup | undefined> {
     return this.repository.transition(groupId, (snapshot) => {
       const group = snapshot.group;
-      if (!group || !group.value.sealed || group.value.continuation || group.value.cancelledAt || externalRowsPending(snapshot) > 0 || group.value.resultIds.length === 0) return { operations: [], result: undefined };
-      const claimedGroup = claim(group.value, this.now().toISOString());
-      return { operations: [{ type: 'put', key: groupKey, value: claimedGroup, expectedVersion: group.version }], result: claimedGroup };
+      const claim = group && claimContinuation(group.value, externalRowsPending(snapshot), this.now().toISOString());
+      if (!group || !claim?.claimed) return { operations: [], result: undefined };
+      return { operations: [{ type: 'put', key: groupKey, value: claim.group, expectedVersion: group.version }], result: claim.group };
     });
   }
 

@@ -1,5 +1,6 @@
 import type { DispatchGroup } from './async-tool-result.js';
 import type { AsyncOutcome, AsyncSettlement, SettlementResult } from './async-settlement.js';
+import { mayClaimContinuation } from './continuation-claim.js';
 import type { ContinuationDispatcher } from './continuation-dispatcher.js';
 import { traceCompletion } from './async-tool-spans.js';
 
@@ -65,7 +66,8 @@ export class AsyncToolCompletions {
       this.dispatcher.dispatch(group);
       return true;
     }
-    if (group.continuation || !group.sealed) return false;
+    // Only a group the claim rule could let through once its calls are settled is worth a transition.
+    if (!mayClaimContinuation(group, 0)) return false;
     const claimed = await this.settlement.claimIfReady(group.groupId);
     if (claimed) this.dispatcher.dispatch(claimed);
     return claimed !== undefined;
