@@ -13,7 +13,9 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'upstream_error'
-  | 'internal';
+  | 'internal'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_use';
 
 export class HarnessError extends Error {
   readonly code: ErrorCode;
@@ -105,5 +107,19 @@ export class UnsupportedMediaTypeError extends HarnessError {
 export class PayloadTooLargeError extends HarnessError {
   constructor(message: string) {
     super('payload_too_large', 413, message);
+  }
+}
+
+/** An `Idempotency-Key` already used, within its 24 hours, for a request with another body or path: nothing was done. */
+export class IdempotencyKeyReusedError extends HarnessError {
+  constructor(message = 'This Idempotency-Key was already used for a different request (another body or path); use a new key for a new request.') {
+    super('idempotency_key_reused', 422, message);
+  }
+}
+
+/** The first request with this `Idempotency-Key` is still running and did not finish within the wait: retry later. */
+export class IdempotencyKeyInUseError extends HarnessError {
+  constructor(message = 'A request with this Idempotency-Key is still being processed; retry it later to get its answer.') {
+    super('idempotency_key_in_use', 409, message);
   }
 }

@@ -64,6 +64,10 @@ import { McpConnections } from './mcp/mcp-connections.js';
 import { type McpSettings, mcpSettingsFromEnvironment } from './mcp/mcp-settings.js';
 import { mcpToolSource } from './mcp/mcp-tool-source.js';
 import { OutboundPolicy } from './outbound/outbound-policy.js';
+import { IdempotencyKeysRepository } from './idempotency/idempotency-keys-repository.js';
+import type { IdempotencyRecord } from './idempotency/idempotency-record.js';
+import { type IdempotencySettings, idempotencySettingsFromEnvironment } from './idempotency/idempotency-settings.js';
+import { IdempotentRequests } from './idempotency/idempotent-requests.js';
 import { outboundSettingsFromEnvironment, type OutboundSettings } from './outbound/outbound-settings.js';
 
 export interface HarnessCoreOptions {
@@ -116,6 +120,8 @@ export interface HarnessCoreOptions {
   mcp?: McpSettings;
   /** Open stream resumes and NATS replays per account and per turn; default: `HARNESS_LIMIT_RESUMES_*` over the defaults. */
   resumes?: ResumeLimits;
+  /** How long `Idempotency-Key` answers are kept and how a retry waits; default: `HARNESS_IDEMPOTENCY_*` over the defaults. */
+  idempotency?: IdempotencySettings;
 }
 
 /**
@@ -159,6 +165,8 @@ export interface HarnessCore {
   mcpConnections: McpConnections;
   /** The files of agents' workspaces, for `harness workspace push|pull|ls`. */
   workspaceFiles: WorkspaceFiles;
+  /** `Idempotency-Key` on chat, `/async`, cron-job creation and completions: claims, recorded answers, replays. */
+  idempotency: IdempotentRequests;
   /** Recover unfinished async work from storage, then start the cron scheduler; call once the service is ready. */
   start(): Promise<RecoveryReport>;
   /** Take no new background work and wait for what runs. */
@@ -304,6 +312,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const cronScheduler = new CronScheduler({ repository: cronRepository, launcher: options.wrapCronLauncher?.(cronLauncher) ?? cronLauncher, clock: cronClock, logger, resyncIntervalMs: coordination.cronResyncIntervalMs });
   const cronJobs = new CronJobs({ repository: cronRepository, agents, scheduler: cronScheduler, now: () => cronClock.now() });
   agents.addDeletionGuard((accountId, agentId) => cronJobs.agentDeletionRefusal(accountId, agentId));
+  const idempotency = new IdempotentRequests({ repository: new IdempotencyKeysRepository(options.storage.table<IdempotencyRecord>(tables.idempotencyKeys)), settings: options.idempotency ?? idempotencySettingsFromEnvironment(), now, logger });
   return {
     infrastructure: options.infrastructure,
     limits,
@@ -329,6 +338,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     cronScheduler,
     mcpConnections,
     workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder, sandboxSettings.diskQuotaBytes),
+    idempotency,
     start: async () => {
       await coordination.start();
       const report = await recoverAsyncWork({
@@ -344,10 +354,12 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
       await completionWebhooks.start();
       // After recovery: runs it put back on the queue are found by the scheduler, not resubmitted.
       await cronScheduler.start();
+      idempotency.start();
       return report;
     },
     stop: async () => {
       await cronScheduler.stop();
+      idempotency.stop();
       await Promise.all([asyncWorker.stop(), channels.worker.stop()]);
       // After the workers: their last transitions may still announce finishes.
       await completionWebhooks.stop();

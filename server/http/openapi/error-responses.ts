@@ -20,7 +20,7 @@ export const errorSchema = {
       properties: {
         code: {
           type: 'string',
-          enum: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'upstream_error', 'internal'],
+          enum: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'upstream_error', 'internal', 'idempotency_key_reused', 'idempotency_key_in_use'],
         },
         message: { type: 'string' },
       },
@@ -36,6 +36,7 @@ const descriptions = {
   409: '`conflict`: the resource is in a state that refuses this request, or was changed concurrently (retry).',
   413: '`payload_too_large`: the body is larger than the limit (1 MiB for JSON).',
   415: '`unsupported_media_type`: the body is not of the media type this route reads.',
+  422: '`idempotency_key_reused`: the `Idempotency-Key` was used for another request (another body or path) within its 24 hours; nothing was done.',
   429: '`rate_limited`: the budget is spent; retry after `Retry-After` seconds.',
   500: '`internal`: a bug; it has been logged, and the message says nothing more.',
   502: '`upstream_error`: the model or an outside service failed.',

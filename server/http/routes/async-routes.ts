@@ -3,6 +3,7 @@ import type { HarnessCore } from '../../core/harness-core.js';
 import { parseChatBody } from '../../core/turns/chat-body.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
+import { idempotencyKeyHeaders, idempotentRoute } from '../idempotency.js';
 import { documentedBody } from '../openapi/documented-body.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams, serviceIdParams } from '../schemas.js';
@@ -39,10 +40,11 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
           description: 'Takes the chat body; the turn runs in the background and its status row tells where it stands.',
           tags: ['async'],
           params: agentIdParams,
+          headers: idempotencyKeyHeaders,
           body: { type: 'object' },
-          response: { 202: asyncSubmittedView, ...errorResponses(400, 404, 413, 415, 429) },
+          response: { 202: asyncSubmittedView, ...errorResponses(400, 404, 409, 413, 415, 422, 429) },
         },
-        preHandler: accountRateLimit(core.rateLimiters.turns, 'turns'),
+        ...idempotentRoute(core, 'async', accountRateLimit(core.rateLimiters.turns, 'turns')),
         config: { swaggerTransform: documentedBody({ 'application/json': { schema: documentedChatBody } }) },
       },
       async (request, reply) => {
@@ -77,10 +79,11 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
           description: 'Settles the call once: a settled call is a 409. The last settled call of a turn starts its continuation.',
           tags: ['async'],
           params: serviceIdParams('resultId'),
+          headers: idempotencyKeyHeaders,
           body: completionBody,
-          response: { 202: completionAnswerView, ...errorResponses(400, 404, 409, 413, 415, 429) },
+          response: { 202: completionAnswerView, ...errorResponses(400, 404, 409, 413, 415, 422, 429) },
         },
-        preHandler: accountRateLimit(core.rateLimiters.completions, 'completion calls'),
+        ...idempotentRoute(core, 'async-tool-complete', accountRateLimit(core.rateLimiters.completions, 'completion calls')),
       },
       async (request, reply) => {
         const account = currentAccount(request);

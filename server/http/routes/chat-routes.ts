@@ -9,6 +9,7 @@ import { runTurnToEnd } from '../../core/turns/run-turn-to-end.js';
 import { accountReadingOf, type TurnResult } from '../../core/turns/turn-types.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
+import { idempotencyKeyHeaders, idempotentRoute, idempotentStreamStarted } from '../idempotency.js';
 import { documentedBody } from '../openapi/documented-body.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams } from '../schemas.js';
@@ -87,10 +88,11 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
               'With `Accept: text/event-stream`, or a body in the chat transport form (`{id, messages}`) without `Accept: application/json`, the AI SDK UI message stream (`useChat` and `readUIMessageStream` read it); otherwise the turn\'s end state as JSON. A model that fails before saying anything is a 502 either way.',
             tags: ['chat'],
             params: agentIdParams,
+            headers: idempotencyKeyHeaders,
             body: { type: 'object' },
-            response: { 200: chatResponses, ...errorResponses(400, 404, 409, 413, 415, 429, 502) },
+            response: { 200: chatResponses, ...errorResponses(400, 404, 409, 413, 415, 422, 429, 502) },
           },
-          preHandler: accountRateLimit(core.rateLimiters.turns, 'turns'),
+          ...idempotentRoute(core, 'chat', accountRateLimit(core.rateLimiters.turns, 'turns')),
           config: { swaggerTransform: documentedBody({ 'application/json': { schema: documentedChatBody } }) },
         },
         async (request, reply) => {
@@ -118,6 +120,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             const waiting = result.status === 'waiting_async_tools' ? { eventId: result.eventId, statusUrl: statusUrl(request, result.eventId) } : {};
             return reply.status(200).headers(eventIdHeader).send({ ...chatAnswer(result), ...waiting });
           }
+          await idempotentStreamStarted(core, request, { agentId: request.params.agentId, conversationKey, turnId: turn.turnId, eventId: turn.eventId });
           reply.hijack();
           // Each chunk is logged as it goes out, under the event id a reconnecting client sends back.
           const address = { accountId: account.accountId, agentId: request.params.agentId, conversationKey, turnId: turn.turnId };

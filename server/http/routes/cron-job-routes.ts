@@ -3,6 +3,7 @@ import type { CronJobInput, CronJobPatch } from '../../core/cron-jobs/index.js';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
+import { idempotencyKeyHeaders, idempotentRoute } from '../idempotency.js';
 
 interface CronJobParams {
   cronJobId: string;
@@ -93,9 +94,11 @@ export function registerCronJobRoutes(app: FastifyInstance, core: HarnessCore): 
           summary: 'Create a cron job',
           description: 'A bad expression or zone is a 400 saying what is wrong.',
           tags,
+          headers: idempotencyKeyHeaders,
           body: createBody,
-          response: { 201: cronJobView, ...errorResponses(400, 404, 413, 415) },
+          response: { 201: cronJobView, ...errorResponses(400, 404, 409, 413, 415, 422) },
         },
+        ...idempotentRoute(core, 'cron-job-create'),
       },
       async (request, reply) => {
         const job = await core.cronJobs.create(currentAccount(request).accountId, request.body);

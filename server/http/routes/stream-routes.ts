@@ -59,7 +59,7 @@ const firstChunkWaitMilliseconds = 60_000;
 const firstChunkPollMilliseconds = 100;
 
 /** The running turn from its first chunk, once it is logged; undefined when the turn ends (or the wait runs out) first. */
-async function waitForFirstChunk(core: HarnessCore, turn: TurnAddress): Promise<{ turn: TurnAddress; afterIndex: number } | undefined> {
+export async function waitForFirstChunk(core: Pick<HarnessCore, 'chunkLog' | 'runningTurns'>, turn: TurnAddress): Promise<{ turn: TurnAddress; afterIndex: number } | undefined> {
   const deadline = Date.now() + firstChunkWaitMilliseconds;
   while (Date.now() < deadline) {
     if ((await core.chunkLog.turnState(turn)) !== undefined) return { turn, afterIndex: -1 };
@@ -69,12 +69,12 @@ async function waitForFirstChunk(core: HarnessCore, turn: TurnAddress): Promise<
   return undefined;
 }
 
-/** Sends the turn from the chunk log after `afterIndex`, live until its end, then ends the SSE answer. */
-async function streamFrom(request: FastifyRequest, reply: FastifyReply, core: HarnessCore, point: { turn: TurnAddress; afterIndex: number }): Promise<void> {
+/** Sends the turn from the chunk log after `afterIndex`, live until its end, then ends the SSE answer (`headers`: more response headers). */
+export async function streamFrom(request: FastifyRequest, reply: FastifyReply, core: Pick<HarnessCore, 'chunkLog'>, point: { turn: TurnAddress; afterIndex: number }, headers: Record<string, string> = {}): Promise<void> {
   reply.hijack();
   const abort = new AbortController();
   reply.raw.on('close', () => abort.abort());
-  const writer = new UiMessageSseWriter(reply.raw);
+  const writer = new UiMessageSseWriter(reply.raw, headers);
   try {
     for await (const logged of core.chunkLog.readTurn(point.turn, point.afterIndex, { signal: abort.signal })) {
       writer.send(logged.chunk, chunkEventId(logged.turnId, logged.index));
