@@ -44,6 +44,19 @@ export default tseslint.config(
     },
   },
   {
+    // harness/client and the contract run in browsers too: fetch, streams and TextDecoder only.
+    files: ['client/**/*.ts', 'contract/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['node:*', 'undici', 'fastify', '@fastify/*'], message: 'harness/client must work in a browser: no Node-only imports.' },
+          { group: ['**/server/**', '**/cli/**', '**/playground/**'], message: 'harness/client and the contract import neither the service, the CLI nor the playground.' },
+        ],
+      }],
+    },
+  },
+  {
     // Output layers may print.
     files: ['cli/**/*.{ts,tsx}', 'scripts/**/*.ts', 'fixtures/**/*.ts', 'mock-worker/**/*.ts', '**/*.test.ts', 'test/**/*.ts'],
     rules: { 'no-console': 'off' },

@@ -8,7 +8,7 @@ const onPostgres = process.env.HARNESS_TEST_STORAGE === 'postgres';
 
 export default defineConfig({
   test: {
-    include: ['server/**/*.test.{ts,tsx}', 'cli/**/*.test.{ts,tsx}', 'mock-worker/**/*.test.ts', 'fixtures/**/*.test.ts', 'scripts/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['server/**/*.test.{ts,tsx}', 'client/**/*.test.ts', 'cli/**/*.test.{ts,tsx}', 'mock-worker/**/*.test.ts', 'fixtures/**/*.test.ts', 'scripts/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     exclude: ['test/faults/**', '**/node_modules/**'],

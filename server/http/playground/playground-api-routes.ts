@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
-import { cronJobView, cronRunView } from '../routes/cron-job-routes.js';
+import { cronJobListView, cronJobView, cronRunListView } from '../../../contract/cron-job-views.js';
+import { agentSummaryListView } from '../../../contract/playground-views.js';
 
 interface CronJobParams {
   cronJobId: string;
@@ -14,15 +15,6 @@ const cronJobParams = {
   type: 'object',
   required: ['cronJobId'],
   properties: { cronJobId: { type: 'string', maxLength: 100 } },
-} as const;
-
-const agentSummary = {
-  type: 'object',
-  required: ['agentId', 'tools'],
-  properties: {
-    agentId: { type: 'string' },
-    tools: { type: 'array', items: { type: 'string' }, description: 'The names of the tools in its config.' },
-  },
 } as const;
 
 /**
@@ -42,7 +34,7 @@ export function registerPlaygroundApiRoutes(app: FastifyInstance, core: HarnessC
           summary: "The account's agents, for the playground",
           description: 'Each agent\'s id and tool names; the configs stay on the account service.',
           tags,
-          response: { 200: { type: 'object', description: 'The agents, by id.', required: ['agents'], properties: { agents: { type: 'array', items: agentSummary } } } },
+          response: { 200: agentSummaryListView },
         },
       },
       async (request) => {
@@ -57,7 +49,7 @@ export function registerPlaygroundApiRoutes(app: FastifyInstance, core: HarnessC
 
     scope.get(
       '/playground/api/cron-jobs',
-      { schema: { summary: "The account's cron jobs, for the playground", tags, response: { 200: { type: 'object', description: "The account's cron jobs.", required: ['cronJobs'], properties: { cronJobs: { type: 'array', items: cronJobView } } } } } },
+      { schema: { summary: "The account's cron jobs, for the playground", tags, response: { 200: cronJobListView } } },
       async (request) => ({ cronJobs: await core.cronJobs.list(currentAccount(request).accountId) }),
     );
 
@@ -68,7 +60,7 @@ export function registerPlaygroundApiRoutes(app: FastifyInstance, core: HarnessC
           summary: "A cron job's recent runs, for the playground",
           tags,
           params: cronJobParams,
-          response: { 200: { type: 'object', description: 'The newest runs first.', required: ['runs'], properties: { runs: { type: 'array', items: cronRunView } } }, ...errorResponses(400, 404) },
+          response: { 200: cronRunListView, ...errorResponses(400, 404) },
         },
       },
       async (request) => ({ runs: await core.cronJobs.runs(currentAccount(request).accountId, request.params.cronJobId) }),

@@ -4,14 +4,8 @@ import { currentAccount, requireAccount } from '../authentication.js';
 import { bearerToken } from '../bearer.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { accountView } from '../schemas.js';
+import { createdAccountView, signupBody } from '../../../contract/account-views.js';
 import { usageRouteSchema } from '../usage-schemas.js';
-
-const createdAccountView = {
-  ...accountView,
-  description: 'The new account, with its secret: shown this once, stored only as a hash.',
-  required: [...accountView.required, 'secret'],
-  properties: { ...accountView.properties, secret: { type: 'string' } },
-} as const;
 
 export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): void {
   app.post<{ Body: { username: string; description: string } }>(
@@ -22,15 +16,7 @@ export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): 
         description: 'Open to anyone unless sign-up is closed; then only the admin secret as the bearer may create one.',
         tags: ['accounts'],
         security: [{}, { adminBearer: [] }],
-        body: {
-          type: 'object',
-          required: ['username', 'description'],
-          additionalProperties: false,
-          properties: {
-            username: { type: 'string', minLength: 1, maxLength: 64, description: 'A-Z a-z 0-9 _ . -' },
-            description: { type: 'string', maxLength: 2000 },
-          },
-        },
+        body: signupBody,
         response: { 201: createdAccountView, ...errorResponses(400, 403, 409, 413, 415, 429) },
       },
       // Before the body is read: a closed sign-up or a spent budget costs the service nothing.

@@ -3,22 +3,11 @@ import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams, agentView } from '../schemas.js';
+import { agentConfigBody as configBody, agentListView } from '../../../contract/account-views.js';
 
 interface AgentParams {
   agentId: string;
 }
-
-const configBody = {
-  type: 'object',
-  required: ['config'],
-  additionalProperties: false,
-  properties: {
-    config: {
-      type: 'object',
-      description: 'The agent config (`provider`, `system`, `tools`, `sandbox`, `workspace`, `channels`, ...); a redacted secret sent back keeps the stored value.',
-    },
-  },
-} as const;
 
 const tags = ['agents'];
 
@@ -27,7 +16,7 @@ export function registerAgentConfigRoutes(app: FastifyInstance, core: HarnessCor
   requireAccount(app, core, (scope) => {
     scope.get(
       '/accounts/me/agents',
-      { schema: { summary: "The account's agents", tags, response: { 200: { type: 'object', description: "The account's agents, redacted.", required: ['agents'], properties: { agents: { type: 'array', items: agentView } } } } } },
+      { schema: { summary: "The account's agents", tags, response: { 200: agentListView } } },
       async (request) => ({ agents: await core.agents.list(currentAccount(request).accountId) }),
     );
 

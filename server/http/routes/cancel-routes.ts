@@ -3,22 +3,7 @@ import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams, serviceIdParams } from '../schemas.js';
-
-const cancelAnswerView = {
-  type: 'object',
-  description:
-    'Cancelled. A running turn stops (its model call, tools and async waits) and ends with a `finish` whose status is `cancelled`; a run that waited for approvals or async tools is closed; a queued request never starts. The status row says `cancelled`.',
-  required: ['cancelled', 'conversationKey', 'state', 'closedApprovals', 'closedAsyncTools'],
-  properties: {
-    cancelled: { const: true },
-    conversationKey: { type: 'string' },
-    eventId: { type: 'string', description: 'The status row of the run.' },
-    turnId: { type: 'string', description: 'The running turn asked to stop (with `state: running`).' },
-    state: { type: 'string', enum: ['running', 'waiting', 'queued'], description: 'What was cancelled: a running turn, a run waiting for approvals or async tools, or a queued request.' },
-    closedApprovals: { type: 'array', items: { type: 'string' }, description: 'Approvals closed as denied; answering them is a 409.' },
-    closedAsyncTools: { type: 'array', items: { type: 'string' }, description: 'Async tool calls closed as failed; completing them is a 409.' },
-  },
-} as const;
+import { cancelAnswerView } from '../../../contract/run-control-views.js';
 
 const conversationParams = {
   ...agentIdParams,

@@ -5,6 +5,7 @@ import type { WorkspaceAddress } from '../../core/sandbox/workspace-files.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { documentedBody } from '../openapi/documented-body.js';
+import { workspaceListingView, workspaceWrittenView } from '../../../contract/workspace-views.js';
 
 /** Largest file `PUT .../files/*` accepts. */
 export const maxUploadBytes = 25 * 1024 * 1024;
@@ -29,33 +30,6 @@ const listQuery = {
   type: 'object',
   additionalProperties: false,
   properties: { path: { type: 'string', minLength: 1, maxLength: 1024, description: 'The folder (or file) to list; the root by default.' } },
-} as const;
-
-const listingView = {
-  type: 'object',
-  description: 'The files, sorted by path.',
-  required: ['agentId', 'workspace', 'path', 'files', 'truncated'],
-  properties: {
-    agentId: { type: 'string' },
-    workspace: { type: 'string' },
-    path: { type: 'string', description: 'The folder listed, relative to the workspace root (`.` for the root).' },
-    files: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['path', 'size', 'modifiedAt'],
-        properties: { path: { type: 'string' }, size: { type: 'integer' }, modifiedAt: { type: 'string', format: 'date-time' } },
-      },
-    },
-    truncated: { type: 'boolean', description: 'True when more files were found than a listing holds, and the rest left out.' },
-  },
-} as const;
-
-const writtenView = {
-  type: 'object',
-  description: 'Written.',
-  required: ['path', 'bytes'],
-  properties: { path: { type: 'string' }, bytes: { type: 'integer' } },
 } as const;
 
 const fileContent = { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } as const;
@@ -106,7 +80,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, core: HarnessCore)
           tags,
           params: workspaceParams,
           querystring: listQuery,
-          response: { 200: listingView, ...errorResponses(400, 404) },
+          response: { 200: workspaceListingView, ...errorResponses(400, 404) },
         },
       },
       async (request) => core.workspaceFiles.list(address(request), request.query.path ?? '.'),
@@ -136,7 +110,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, core: HarnessCore)
           description: `Creates or replaces the file, and its folders. The body is the raw file, at most ${maxUploadBytes} bytes, within the account's disk quota.`,
           tags,
           params: workspaceParams,
-          response: { 200: writtenView, ...errorResponses(400, 404, 413, 415) },
+          response: { 200: workspaceWrittenView, ...errorResponses(400, 404, 413, 415) },
         },
         onRequest: checkUpload,
         config: { swaggerTransform: documentedBody(fileContent) },
