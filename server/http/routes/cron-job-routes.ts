@@ -3,83 +3,20 @@ import type { CronJobInput, CronJobPatch } from '../../core/cron-jobs/index.js';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
+import { cronJobCreateBody, cronJobListView, cronJobPatchBody, cronJobView, cronRunListView, cronRunView } from '../../../contract/cron-job-views.js';
 import { idempotencyKeyHeaders, idempotentRoute } from '../idempotency.js';
 
 interface CronJobParams {
   cronJobId: string;
 }
 
-const nullableString = { type: ['string', 'null'] } as const;
-
-export const cronJobView = {
-  type: 'object',
-  description: 'A cron job.',
-  required: ['cronJobId', 'name', 'agentId', 'conversationKey', 'prompt', 'scheduleExpression', 'timezone', 'status', 'nextRunAt', 'lastRunAt', 'lastRunStatus', 'createdAt', 'updatedAt'],
-  properties: {
-    cronJobId: { type: 'string' },
-    name: { type: 'string' },
-    agentId: { type: 'string' },
-    conversationKey: { type: 'string' },
-    prompt: { type: 'string' },
-    scheduleExpression: { type: 'string', description: 'EventBridge Scheduler syntax: `cron(...)`, `rate(...)` or `at(...)`.' },
-    timezone: { type: 'string', description: 'An IANA zone.' },
-    status: { type: 'string', enum: ['active', 'paused', 'completed'] },
-    nextRunAt: { ...nullableString, description: 'The slot the scheduler fires next; null when paused, completed or nothing is left.' },
-    lastRunAt: nullableString,
-    lastRunStatus: { type: ['string', 'null'], enum: ['running', 'completed', 'failed', null] },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
-  },
-} as const;
-
-export const cronRunView = {
-  type: 'object',
-  required: ['runId', 'eventId', 'scheduledFor', 'startedAt', 'finishedAt', 'status'],
-  properties: {
-    runId: { type: 'string' },
-    eventId: { type: 'string' },
-    scheduledFor: { type: 'string' },
-    startedAt: { type: 'string' },
-    finishedAt: nullableString,
-    status: { type: 'string', enum: ['running', 'completed', 'failed'] },
-    error: { type: 'string' },
-    deniedTools: { type: 'array', items: { type: 'string' } },
-    catchUp: { type: 'object', properties: { missedSlots: { type: 'integer' }, lastMissedSlot: { type: 'string' } } },
-  },
-} as const;
+// The views and bodies are the API contract's; re-exported for the routes that import them here.
+export { cronJobView, cronRunView };
 
 const cronJobParams = {
   type: 'object',
   required: ['cronJobId'],
   properties: { cronJobId: { type: 'string', maxLength: 100 } },
-} as const;
-
-// Types and presence only: the core checks each field's content and names it in the 400.
-const createBody = {
-  type: 'object',
-  required: ['name', 'agentId', 'conversationKey', 'prompt', 'scheduleExpression'],
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string' },
-    agentId: { type: 'string' },
-    conversationKey: { type: 'string' },
-    prompt: { type: 'string' },
-    scheduleExpression: { type: 'string' },
-    timezone: { type: 'string' },
-  },
-} as const;
-
-const patchBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    status: { type: 'string', enum: ['active', 'paused'] },
-    name: { type: 'string' },
-    prompt: { type: 'string' },
-    scheduleExpression: { type: 'string' },
-    timezone: { type: 'string' },
-    conversationKey: { type: 'string' },
-  },
 } as const;
 
 const tags = ['cron-jobs'];
@@ -95,7 +32,7 @@ export function registerCronJobRoutes(app: FastifyInstance, core: HarnessCore): 
           description: 'A bad expression or zone is a 400 saying what is wrong.',
           tags,
           headers: idempotencyKeyHeaders,
-          body: createBody,
+          body: cronJobCreateBody,
           response: { 201: cronJobView, ...errorResponses(400, 404, 409, 413, 415, 422) },
         },
         ...idempotentRoute(core, 'cron-job-create'),
@@ -108,7 +45,7 @@ export function registerCronJobRoutes(app: FastifyInstance, core: HarnessCore): 
 
     scope.get(
       '/accounts/me/cron-jobs',
-      { schema: { summary: "The account's cron jobs", tags, response: { 200: { type: 'object', description: "The account's cron jobs.", required: ['cronJobs'], properties: { cronJobs: { type: 'array', items: cronJobView } } } } } },
+      { schema: { summary: "The account's cron jobs", tags, response: { 200: cronJobListView } } },
       async (request) => ({ cronJobs: await core.cronJobs.list(currentAccount(request).accountId) }),
     );
 
@@ -125,7 +62,7 @@ export function registerCronJobRoutes(app: FastifyInstance, core: HarnessCore): 
           summary: 'Change, pause or resume a cron job',
           tags,
           params: cronJobParams,
-          body: patchBody,
+          body: cronJobPatchBody,
           response: { 200: cronJobView, ...errorResponses(400, 404, 409, 413, 415) },
         },
       },
@@ -148,7 +85,7 @@ export function registerCronJobRoutes(app: FastifyInstance, core: HarnessCore): 
           summary: "A cron job's recent runs",
           tags,
           params: cronJobParams,
-          response: { 200: { type: 'object', description: 'The newest runs first.', required: ['runs'], properties: { runs: { type: 'array', items: cronRunView } } }, ...errorResponses(400, 404) },
+          response: { 200: cronRunListView, ...errorResponses(400, 404) },
         },
       },
       async (request) => ({ runs: await core.cronJobs.runs(currentAccount(request).accountId, request.params.cronJobId) }),
