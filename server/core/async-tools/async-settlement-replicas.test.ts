@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postgresForThisFile, randomSchemaName, urlWithSchema } from '../../../test/support/test-postgres.js';
-import { PostgresStorage } from '../storage/postgres/postgres-storage.js';
+import { describe, expect, it } from 'vitest';
+import { postgresForThisFile } from '../../../test/support/test-postgres.js';
+import type { PostgresStorage } from '../storage/postgres/postgres-storage.js';
+import { postgresStoragePerTest } from '../storage/test-support/postgres-per-test.js';
 import { AsyncSettlement } from './async-settlement.js';
 import { type AsyncTableRow, groupKey } from './async-tool-result.js';
 import { AsyncToolResultsRepository } from './async-tool-results-repository.js';
@@ -9,27 +10,15 @@ import { asyncResultRow, dispatchGroup } from './test-support/async-rows.js';
 const groupId = 'grp_bbbbbbbbbbbbbbbbbbbbbbbb';
 
 describe('AsyncSettlement on PostgreSQL, three storages as three replicas', () => {
-  const postgres = postgresForThisFile();
-  let schema: string | undefined;
-  const storages: PostgresStorage[] = [];
-  beforeEach(async () => {
-    schema = randomSchemaName();
-    await postgres.admin.createSchema(schema);
-  });
-  afterEach(async () => {
-    for (const storage of storages.splice(0)) await storage.close();
-    if (schema) await postgres.admin.dropSchema(schema);
-    schema = undefined;
-  });
+  const postgres = postgresStoragePerTest(postgresForThisFile());
 
-  function replica(): AsyncSettlement {
-    const storage = new PostgresStorage({ connectionString: urlWithSchema(postgres.url, schema!), poolSize: 4 });
-    storages.push(storage);
+  function replica(storage: PostgresStorage): AsyncSettlement {
     return new AsyncSettlement(new AsyncToolResultsRepository(storage.table<AsyncTableRow>('async')));
   }
 
   it('100 sibling settlements racing over three replicas: each lands once, and the continuation is claimed once', async () => {
-    const replicas = [replica(), replica(), replica()];
+    const storages = [postgres.open(), postgres.open(), postgres.open()];
+    const replicas = storages.map(replica);
     const rows = Array.from({ length: 100 }, (_, index) => asyncResultRow(groupId, index, 'external-dispatch'));
     const repository = new AsyncToolResultsRepository(storages[0]!.table<AsyncTableRow>('async'));
     await repository.write(groupId, [

@@ -1,12 +1,12 @@
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { postgresForThisFile, randomSchemaName, urlWithSchema } from '../../../test/support/test-postgres.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { postgresForThisFile } from '../../../test/support/test-postgres.js';
 import { statements } from './postgres/postgres-statements.js';
-import { PostgresStorage } from './postgres/postgres-storage.js';
 import { modifyRows, readAndWrite } from './read-and-write.js';
 import { ConditionalWriteExhaustedError } from './retry-on-conflict.js';
 import { ConditionFailedError, type Storage, type TableStore, type VersionedRow } from './table-store.js';
 import { lowdbStoragePerTest } from './test-support/lowdb-per-test.js';
+import { postgresStoragePerTest } from './test-support/postgres-per-test.js';
 
 interface Counter {
   count: number;
@@ -98,23 +98,10 @@ const lowdb = lowdbStoragePerTest();
 describeReadAndWrite('lowdb (decided again on a conflict)', () => lowdb.open(), false);
 
 describe('on PostgreSQL', () => {
-  const postgres = postgresForThisFile();
-  let schema: string | undefined;
-  const storages: PostgresStorage[] = [];
-  beforeEach(async () => {
-    schema = randomSchemaName();
-    await postgres.admin.createSchema(schema);
-  });
-  afterEach(async () => {
-    for (const storage of storages.splice(0)) await storage.close();
-    if (schema) await postgres.admin.dropSchema(schema);
-    schema = undefined;
-  });
+  const postgres = postgresStoragePerTest(postgresForThisFile());
   it('reads the rows of some keys through the primary key', async () => {
-    const client = new pg.Client({ connectionString: urlWithSchema(postgres.url, schema!) });
-    const storage = new PostgresStorage({ connectionString: urlWithSchema(postgres.url, schema!), poolSize: 1 });
-    storages.push(storage);
-    await storage.ready();
+    const client = new pg.Client({ connectionString: postgres.url });
+    await postgres.open(1).ready();
     await client.connect();
     try {
       // With sequential scans priced out, a plan still holding one means no index could serve it.
@@ -127,13 +114,5 @@ describe('on PostgreSQL', () => {
     }
   });
 
-  describeReadAndWrite(
-    'PostgreSQL (under the partition lock)',
-    () => {
-      const storage = new PostgresStorage({ connectionString: urlWithSchema(postgres.url, schema!), poolSize: 8 });
-      storages.push(storage);
-      return storage;
-    },
-    true,
-  );
+  describeReadAndWrite('PostgreSQL (under the partition lock)', () => postgres.open(8), true);
 });

@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { postgresForThisFile, randomSchemaName, urlWithSchema } from '../../../../test/support/test-postgres.js';
+import { postgresForThisFile, urlWithSchema } from '../../../../test/support/test-postgres.js';
 import { modifyRow } from '../read-and-write.js';
 import { ConditionFailedError } from '../table-store.js';
+import { postgresStoragePerTest } from '../test-support/postgres-per-test.js';
 import { describeTableStoreContract } from '../test-support/table-store-contract.js';
 import { migrate, readMigrations } from './postgres-migrations.js';
 import { statements } from './postgres-statements.js';
@@ -10,42 +11,14 @@ import { PostgresStorage } from './postgres-storage.js';
 
 const postgres = postgresForThisFile();
 
-/** A fresh schema for each test, dropped after it. */
-function schemaPerTest(): { readonly url: string } {
-  let schema: string | undefined;
-  let url: string | undefined;
-  beforeEach(async () => {
-    schema = randomSchemaName();
-    url = await postgres.admin.createSchema(schema);
-  });
-  afterEach(async () => {
-    if (schema) await postgres.admin.dropSchema(schema);
-    schema = undefined;
-  });
-  return {
-    get url() {
-      if (!url) throw new Error('the schema exists only while a test runs');
-      return url;
-    },
-  };
-}
-
 describe('PostgresStorage', () => {
-  const schema = schemaPerTest();
-  describeTableStoreContract('postgres', () => new PostgresStorage({ connectionString: schema.url, poolSize: 4 }));
+  const schema = postgresStoragePerTest(postgres);
+  describeTableStoreContract('postgres', () => schema.open(4));
 });
 
 describe('PostgresStorage on a shared database', () => {
-  const schema = schemaPerTest();
-  const storages: PostgresStorage[] = [];
-  const open = () => {
-    const storage = new PostgresStorage({ connectionString: schema.url, poolSize: 3 });
-    storages.push(storage);
-    return storage;
-  };
-  afterEach(async () => {
-    for (const storage of storages.splice(0)) await storage.close();
-  });
+  const schema = postgresStoragePerTest(postgres);
+  const open = () => schema.open(3);
 
   it('creates its schema on first use, from the versioned SQL files, and records each migration once', async () => {
     const [first, second] = [open(), open()];
