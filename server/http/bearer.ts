@@ -1,9 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import { parseBearerToken } from '../core/auth/bearer-token.js';
 
-/** The token of an `Authorization: Bearer <token>` header, if there is one. */
+/** The token of the request's `Authorization: Bearer <token>` header, if there is one (the parsing NATS shares). */
 export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (typeof header !== 'string') return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
+  return parseBearerToken(request.headers.authorization);
 }
