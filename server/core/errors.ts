@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'conversation_busy'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -25,6 +26,11 @@ export class HarnessError extends Error {
     this.name = new.target.name;
     this.code = code;
     this.status = status;
+  }
+
+  /** Fields the error's answer carries beside `code` and `message` (none by default). */
+  get details(): Record<string, unknown> | undefined {
+    return undefined;
   }
 }
 
@@ -76,6 +82,22 @@ export class RateLimitedError extends HarnessError {
   constructor(message: string, retryAfterSeconds: number) {
     super('rate_limited', 429, message);
     this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * A user message met a running turn of its conversation with the busy mode `reject`: 409,
+ * naming the running run's `eventId` (in the message and as `error.eventId`).
+ */
+export class ConversationBusyError extends HarnessError {
+  readonly eventId: string;
+  constructor(conversationKey: string, eventId: string) {
+    super('conversation_busy', 409, `Conversation "${conversationKey}" has a turn running (event ${eventId}); wait for it to end, cancel it, or send with another busy mode.`);
+    this.eventId = eventId;
+  }
+
+  override get details(): Record<string, unknown> {
+    return { eventId: this.eventId };
   }
 }
 

@@ -40,6 +40,9 @@ import { TurnAdmission } from './turns/turn-admission.js';
 import { RunCancellation } from './turns/run-cancellation.js';
 import type { RunningTurns } from './coordination/running-turns.js';
 import { TurnRunner } from './turns/turn-runner.js';
+import { BusyConversations } from './runs/busy-conversations.js';
+import { busySettingsFromEnvironment, type BusySettings } from './runs/busy-settings.js';
+import { ConversationInbox, type InboxEntry } from './runs/conversation-inbox.js';
 import { type TurnSettings, turnSettingsFromEnvironment } from './turns/turn-settings.js';
 import type { BubblewrapStatus } from './sandbox/bubblewrap-probe.js';
 import type { CgroupSupport } from './sandbox/sandbox-cgroups.js';
@@ -122,6 +125,8 @@ export interface HarnessCoreOptions {
   resumes?: ResumeLimits;
   /** How long `Idempotency-Key` answers are kept and how a retry waits; default: `HARNESS_IDEMPOTENCY_*` over the defaults. */
   idempotency?: IdempotencySettings;
+  /** Messages that may wait for a conversation's running turn; default: `HARNESS_BUSY_*` over the defaults. */
+  busy?: BusySettings;
 }
 
 /**
@@ -219,7 +224,13 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     skillsToolSource({ bucketFolder: options.bucketFolder }),
     mcpToolSource(mcpConnections, mcpSettings.maxServersPerAgent),
   ];
+  const busy = new BusyConversations({
+    runningTurns: coordination.runningTurns,
+    inbox: new ConversationInbox(options.storage.table<InboxEntry>(tables.conversationInbox)),
+    maxWaitingPerConversation: (options.busy ?? busySettingsFromEnvironment()).maxWaitingPerConversation,
+  });
   const turns: TurnRunner = new TurnRunner({
+    busy,
     toolOptions: () => ({ sources: toolSources }),
     agents,
     conversations,
@@ -238,6 +249,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
       save: (state, version) => saveConversation(conversations, state, version),
       usage,
       runningTurns: coordination.runningTurns,
+      steering: busy,
     },
     logger,
     now,
@@ -266,7 +278,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   continuations.register('sse', {
     stream: (group, turnId) => (chunk) => chunkLog.append({ accountId: group.accountId, agentId: group.agentId, conversationKey: group.conversationKey, turnId }, chunk),
   });
-  const asyncRequests = new AsyncRequests({ agents, repository: requestsRepository, transitions, enqueue: (job) => asyncWorker.enqueue(job), accountCheck: accounts.requireEnabled });
+  const asyncRequests = new AsyncRequests({ agents, repository: requestsRepository, transitions, enqueue: (job) => asyncWorker.enqueue(job), accountCheck: accounts.requireEnabled, busy });
   const cancellation = new RunCancellation({
     runningTurns: coordination.runningTurns,
     requests: requestsRepository,

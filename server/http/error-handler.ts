@@ -1,12 +1,12 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { HarnessError, RateLimitedError } from '../core/errors.js';
+import { viewError } from '../core/errors-view.js';
 
 export interface ErrorBody {
   error: { code: string; message: string };
 }
 
-export function errorBody(code: string, message: string): ErrorBody {
-  return { error: { code, message } };
+export function errorBody(code: string, message: string, details?: Record<string, unknown>): ErrorBody {
+  return { error: { ...details, code, message } };
 }
 
 /** Fastify's own errors for client mistakes, mapped to the contract's codes. */
@@ -35,16 +35,12 @@ function describeValidation(error: FastifyError): string {
 }
 
 /**
- * One place maps every error to `{"error": {"code", "message"}}`. A 5xx never carries the
- * error's own message or stack: those go to the log.
+ * One place maps every error to `{"error": {"code", "message"}}`: Fastify's own client errors
+ * here, domain errors and bugs through `viewError` (server/core/errors-view.ts), which NATS
+ * shares. An unexpected error never carries its own message or stack: those go to the log.
  */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof HarnessError) {
-      if (error instanceof RateLimitedError) void reply.header('retry-after', String(error.retryAfterSeconds));
-      if (error.status >= 500) request.log.error({ err: error, code: error.code }, 'request failed');
-      return reply.status(error.status).send(errorBody(error.code, error.message));
-    }
     if (error.validation) {
       return reply.status(400).send(errorBody('invalid_request', describeValidation(error)));
     }
@@ -56,8 +52,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.status(error.statusCode).send(errorBody('invalid_request', error.message));
     }
-    request.log.error({ err: error }, 'unexpected error');
-    return reply.status(500).send(errorBody('internal', 'An internal error occurred; it has been logged.'));
+    // Domain errors and bugs: the mapping NATS answers with too.
+    const view = viewError(error);
+    if (view.retryAfterSeconds !== undefined) void reply.header('retry-after', String(view.retryAfterSeconds));
+    if (view.unexpected) request.log.error({ err: error }, 'unexpected error');
+    else if (view.status >= 500) request.log.error({ err: error, code: view.code }, 'request failed');
+    return reply.status(view.status).send(errorBody(view.code, view.message, view.details));
   });
   app.setNotFoundHandler((request, reply) => {
     return reply.status(404).send(errorBody('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));

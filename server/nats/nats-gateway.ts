@@ -4,7 +4,9 @@ import type { UIMessageChunk } from 'ai';
 import type { AccountRecord } from '../core/accounts/account.js';
 import type { DispatchGroup } from '../core/async-tools/async-tool-result.js';
 import { isValidConversationKey } from '../core/conversations/conversation.js';
-import { HarnessError, InvalidRequestError, RateLimitedError, UnauthorizedError } from '../core/errors.js';
+import { parseBearerToken } from '../core/auth/bearer-token.js';
+import { InvalidRequestError, UnauthorizedError } from '../core/errors.js';
+import { viewError } from '../core/errors-view.js';
 import type { HarnessCore } from '../core/harness-core.js';
 import { takeBudget } from '../core/limits/take-budget.js';
 import type { Logger } from '../core/logger.js';
@@ -70,16 +72,7 @@ const defaultStreamWaitMilliseconds = 3_000;
 const replayAttempts = 3;
 
 function bearerOf(message: Msg): string | undefined {
-  const header = message.headers?.get(authorizationHeader) ?? '';
-  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-}
-
-function errorCode(error: unknown): string {
-  return error instanceof HarnessError ? error.code : 'internal';
-}
-
-function errorText(error: unknown): string {
-  return error instanceof HarnessError ? error.message : 'The request failed inside the service; it has been logged.';
+  return parseBearerToken(message.headers?.get(authorizationHeader));
 }
 
 function jsonBody(message: Msg): unknown {
@@ -128,9 +121,9 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   }
 
   function refuse(replySubject: string, error: unknown): void {
-    publisher.publishUnstored(replySubject, { type: 'error', errorText: errorText(error) });
-    const retryAfterSeconds = error instanceof RateLimitedError ? { retryAfterSeconds: error.retryAfterSeconds } : {};
-    publisher.publishUnstored(replySubject, { type: 'finish', messageMetadata: { status: 'failed', error: { code: errorCode(error), message: errorText(error), ...retryAfterSeconds } } });
+    const { code, message, details, retryAfterSeconds } = viewError(error);
+    publisher.publishUnstored(replySubject, { type: 'error', errorText: message });
+    publisher.publishUnstored(replySubject, { type: 'finish', messageMetadata: { status: 'failed', error: { ...details, code, message, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) } } });
   }
 
   /** The account of the bearer, which must be the account named in the subject. */
@@ -161,12 +154,13 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
         conversationKey,
         input: parsed.input,
         ...(parsed.overrides ? { overrides: parsed.overrides } : {}),
+        ...(parsed.busy ? { busy: parsed.busy } : {}),
         transport: 'nats',
         approvalPolicy: 'ask',
         replyTarget: { ...replyTarget },
       });
     } catch (error) {
-      if (!(error instanceof HarnessError)) log('error', { subject: message.subject, error: (error as Error).message }, 'a NATS chat request failed');
+      if (viewError(error).unexpected) log('error', { subject: message.subject, error: (error as Error).message }, 'a NATS chat request failed');
       refuse(replySubject, error);
       return;
     }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { validateChannelsConfig } from '../channels/channel-config.js';
 import { validateWebhooksConfig, type WebhooksConfig } from '../completion-webhooks/webhooks-config.js';
 import { InvalidRequestError } from '../errors.js';
+import { busyModes } from '../runs/busy-mode.js';
 import { type McpConfig, validateMcpConfig } from '../mcp/mcp-config-schema.js';
 import { type ModelConfig, modelConfigSchema } from '../model/model-config.js';
 import { checkModelProviders, type ProviderConfigs, validateProviderConfigs } from '../model/provider-config.js';
@@ -27,6 +28,8 @@ const agentConfigSchema = z.strictObject({
   skills: z.unknown().optional(),
   channels: objectOf('channel provider to its settings').optional(),
   webhooks: z.unknown().optional(),
+  // What a user message does when a turn already runs on its conversation (server/core/runs/busy-mode.ts).
+  busy: z.enum(busyModes, { error: `must be one of ${busyModes.join(', ')}` }).optional(),
   // MCP servers (server/core/mcp), validated by their own validator.
   mcp: z.unknown().optional(),
 });

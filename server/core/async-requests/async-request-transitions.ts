@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import type { BusyApplied } from '../runs/busy-mode.js';
 import type { PendingApprovalView } from '../conversations/conversation.js';
 import { ConditionFailedError } from '../storage/table-store.js';
 import type { TransportKind } from '../tools/tool-context.js';
@@ -8,7 +9,10 @@ import type { AsyncRequestsRepository } from './async-requests-repository.js';
 
 /** How a turn ended, as its status row records it. */
 export interface FinishedTurn {
-  status: Exclude<AsyncRequestStatus, 'queued' | 'processing'>;
+  /** `collected` and `steered` (the message was handed to another run) end the row `completed`, `busy` naming that run. */
+  status: Exclude<AsyncRequestStatus, 'queued' | 'processing'> | 'collected' | 'steered';
+  /** The busy mode that applied, and the run the message met or was handed to. */
+  busy?: BusyApplied;
   text: string;
   messages: ModelMessage[];
   pendingApprovals: PendingApprovalView[];
@@ -133,7 +137,8 @@ export class AsyncRequestTransitions {
         ? undefined
         : {
             ...row,
-            status: turn.status,
+            status: turn.status === 'collected' || turn.status === 'steered' ? 'completed' : turn.status,
+            ...(turn.busy ? { busy: turn.busy } : {}),
             result: { text: turn.text, messages: turn.messages, ...(turn.deniedApprovals?.length ? { deniedApprovals: turn.deniedApprovals } : {}) },
             pendingApprovals: turn.pendingApprovals,
             pendingAsyncTools: [],

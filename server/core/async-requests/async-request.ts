@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { PendingApprovalView } from '../conversations/conversation.js';
+import type { BusyApplied, BusyMode } from '../runs/busy-mode.js';
 import type { TurnInput } from '../turns/turn-input.js';
 import type { TurnOverrides } from '../turns/turn-overrides.js';
 import type { TransportKind } from '../tools/tool-context.js';
@@ -33,6 +34,10 @@ export interface AsyncRequestRecord {
   status: AsyncRequestStatus;
   /** Kept until the worker has run it, so a restart can pick it up again. */
   input?: TurnInput;
+  /** The request's `busy`: what its message does when a turn runs on the conversation (not shown on `/status`). */
+  busyMode?: BusyMode;
+  /** The busy mode that applied when its message met a running turn, and the run it met or was handed to. */
+  busy?: BusyApplied;
   /** The request's `model` settings and `instructions`: the run's, never the conversation's (not shown on `/status`). */
   overrides?: TurnOverrides;
   /** `deniedApprovals`: tools that needed an approval this path cannot give, so they did not run. */

@@ -3,6 +3,8 @@ import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import type { AsyncRequestJob } from '../background-jobs/background-job.js';
 import { NotFoundError } from '../errors.js';
+import type { BusyConversations } from '../runs/busy-conversations.js';
+import { type BusyApplied, type BusyMode, defaultBusyMode } from '../runs/busy-mode.js';
 import { traceparentField } from '../telemetry/traceparent.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TurnInput } from '../turns/turn-input.js';
@@ -18,6 +20,8 @@ export interface AsyncRequestView {
   conversationKey: string;
   result?: AsyncRequestRecord['result'];
   error?: string;
+  /** The busy mode that applied when the request's message met a running turn, and the run it met or was handed to. */
+  busy?: BusyApplied;
   /** The turn's validated structured output (`config.model.output` or the request's `output`), once completed. */
   output?: unknown;
   pendingApprovals?: AsyncRequestRecord['pendingApprovals'];
@@ -38,6 +42,8 @@ export interface AsyncRequestsOptions {
   enqueue: (job: AsyncRequestJob) => void;
   /** Refuses a disabled account before anything is queued (cron fires meet it here). */
   accountCheck?: AccountStatusCheck;
+  /** Refuses a `reject` message while a turn runs on its conversation, before anything is queued. */
+  busy?: Pick<BusyConversations, 'refuseWhenBusy'>;
 }
 
 /** `POST /agents/{agentId}/async` and `GET /status/{eventId}`: durable requests run in the background. */
@@ -49,9 +55,10 @@ export class AsyncRequests {
    * may be chosen by the caller (a cron fire picks it when claiming its slot); a second submit
    * with it throws `ConditionFailedError` and starts nothing.
    */
-  async submit(request: { accountId: string; agentId: string; conversationKey: string; input: TurnInput; overrides?: TurnOverrides; transport?: TransportKind; eventId?: string }): Promise<{ eventId: string }> {
+  async submit(request: { accountId: string; agentId: string; conversationKey: string; input: TurnInput; overrides?: TurnOverrides; busy?: BusyMode; transport?: TransportKind; eventId?: string }): Promise<{ eventId: string }> {
     await this.options.accountCheck?.(request.accountId);
-    await this.options.agents.load(request.accountId, request.agentId);
+    const agent = await this.options.agents.load(request.accountId, request.agentId);
+    if (request.input.kind === 'user') await this.options.busy?.refuseWhenBusy(request, request.busy ?? agent.config.busy ?? defaultBusyMode(request.transport ?? 'async'));
     const eventId = request.eventId ?? `evt_${randomUUID()}`;
     await this.options.transitions.queue({
       eventId,
@@ -61,6 +68,7 @@ export class AsyncRequests {
       transport: request.transport ?? 'async',
       input: request.input,
       ...(request.overrides ? { overrides: request.overrides } : {}),
+      ...(request.busy ? { busyMode: request.busy } : {}),
       ...traceparentField(),
     });
     this.options.enqueue({ kind: 'async-request', eventId });
@@ -93,6 +101,7 @@ export function viewAsyncRequest(request: AsyncRequestRecord): AsyncRequestView 
     updatedAt: request.updatedAt,
     ...(request.result ? { result: request.result } : {}),
     ...(request.error ? { error: request.error } : {}),
+    ...(request.busy ? { busy: request.busy } : {}),
     ...('output' in request ? { output: request.output } : {}),
     ...(request.pendingApprovals && request.pendingApprovals.length > 0 ? { pendingApprovals: request.pendingApprovals } : {}),
     ...(request.pendingAsyncTools && request.pendingAsyncTools.length > 0 ? { pendingAsyncTools: request.pendingAsyncTools } : {}),

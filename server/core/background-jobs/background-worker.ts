@@ -88,6 +88,7 @@ export class BackgroundWorker {
           conversationKey: claimed.conversationKey,
           input: claimed.input,
           ...(claimed.overrides ? { overrides: claimed.overrides } : {}),
+          ...(claimed.busyMode ? { busy: claimed.busyMode } : {}),
           transport: claimed.transport,
           approvalPolicy: claimed.transport === 'cron' || claimed.transport === 'channel' ? 'deny' : 'ask',
           eventId,

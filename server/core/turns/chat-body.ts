@@ -4,6 +4,7 @@ import { isValidConversationKey } from '../conversations/conversation.js';
 import type { ApprovalAnswer, TurnInput } from './turn-input.js';
 import { parseTurnOverrides, type TurnOverrides } from './turn-overrides.js';
 import { isRecord } from '../is-record.js';
+import { type BusyMode, parseBusyMode } from '../runs/busy-mode.js';
 
 export interface ParsedChatBody {
   conversationKey: string;
@@ -17,6 +18,8 @@ export interface ParsedChatBody {
   continuesMessageId?: string;
   /** The body's `model` settings and `instructions`, for this run only. */
   overrides?: TurnOverrides;
+  /** The body's `busy`: what the message does when a turn runs on the conversation. */
+  busy?: BusyMode;
 }
 
 function checkConversationKey(value: unknown, field: string): string {
@@ -88,7 +91,8 @@ function parseUiMessage(message: unknown): TurnInput {
 export function parseChatBody(body: unknown): ParsedChatBody {
   if (!isRecord(body)) throw new InvalidRequestError('body must be a JSON object');
   const overrides = parseTurnOverrides(body);
-  const withOverrides = overrides ? { overrides } : {};
+  const busy = parseBusyMode(body.busy, 'busy');
+  const withOverrides = { ...(overrides ? { overrides } : {}), ...(busy ? { busy } : {}) };
   if ('conversationKey' in body || 'message' in body) {
     if (!('message' in body)) throw new InvalidRequestError('message is required');
     return { conversationKey: checkConversationKey(body.conversationKey, 'conversationKey'), input: parseNativeMessage(body.message), form: 'native', ...withOverrides };

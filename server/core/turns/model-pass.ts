@@ -36,6 +36,8 @@ export interface ModelPassInput {
   budget?: { remaining(): number };
   /** Asked after each step that would lead to another model call: true stops the pass there (the daily token budget). */
   stopBeforeNextCall: () => boolean;
+  /** Asked at each step boundary too: true (a steering message waits) stops the pass there, so the turn can take the message. */
+  steerBeforeNextCall?: () => Promise<boolean>;
   /** A model call ended (or was cut short and estimated): its usage, at once. */
   callEnded: (usage: TokenUsage) => void;
   write: (chunk: UIMessageChunk) => void;
@@ -57,6 +59,8 @@ export interface ModelPassResult {
   modelError?: unknown;
   /** `stopBeforeNextCall` stopped the pass before a model call it would have made. */
   stoppedBeforeNextCall: boolean;
+  /** `steerBeforeNextCall` stopped the pass at a step boundary: a steering message waits. */
+  steeredBeforeNextCall: boolean;
   /** The text of the pass's last step, when the pass finished (what a structured output is read from). */
   finalText?: string;
   /** The budget ran out while a call streamed: the call was stopped (`cutShort`, `finishedMessages` and `partialText` say what it left). */
@@ -138,6 +142,9 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     return { ...usage, provider: answering.providerName, model: answering.modelId };
   };
   const stopCondition = () => (stoppedBeforeNextCall = input.stopBeforeNextCall());
+  let steeredBeforeNextCall = false;
+  const { steerBeforeNextCall } = input;
+  const steerCondition = async () => !stoppedBeforeNextCall && steerBeforeNextCall !== undefined && (steeredBeforeNextCall = await steerBeforeNextCall());
   const stream = streamText({
     model: agentModel.model,
     // The system prompt goes as `instructions`, never as a system message inside `messages`
@@ -147,7 +154,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     messages: input.messages.map((stored) => stored.message),
     tools: input.tools,
     ...(input.unavailableTools ? { repairToolCall: input.unavailableTools.repairFunction() } : {}),
-    stopWhen: [isStepCount(input.maxSteps), stopCondition],
+    stopWhen: steerBeforeNextCall ? [isStepCount(input.maxSteps), stopCondition, steerCondition] : [isStepCount(input.maxSteps), stopCondition],
     // `config.model`'s settings (temperature, topP... `timeoutMs` as `timeout`); its
     // `maxRetries` over the service's.
     ...agentModel.callSettings,
@@ -225,6 +232,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     // The budget's own abort is not the model's failure.
     ...(modelError !== undefined && !budgetSpentMidCall ? { modelError } : {}),
     stoppedBeforeNextCall,
+    steeredBeforeNextCall,
     budgetSpentMidCall,
     ...(finished && finalText !== undefined ? { finalText } : {}),
   };

@@ -7,6 +7,8 @@ import type { AsyncToolCompletions } from '../async-tools/async-tool-completions
 import type { ConversationState } from '../conversations/conversation.js';
 import type { RunningTurns } from '../coordination/running-turns.js';
 import type { Logger } from '../logger.js';
+import type { BusyConversations } from '../runs/busy-conversations.js';
+import type { BusyApplied } from '../runs/busy-mode.js';
 import type { AgentModel } from '../model/language-model.js';
 import type { StructuredOutput } from '../structured-output/structured-output.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
@@ -33,6 +35,8 @@ export interface TurnExecutionServices {
   runningTurns?: RunningTurns;
   /** Conditional write of the conversation; returns the new version. */
   save(state: ConversationState, version: number | null): Promise<number>;
+  /** Steering messages for a running turn, taken at its step boundaries (none: no steering). */
+  steering?: Pick<BusyConversations, 'steeringWaits' | 'takeSteering'>;
   /** Where each run's token usage is counted per account, agent and day (none: not counted). */
   usage?: Pick<AccountUsage, 'record'>;
 }
@@ -52,6 +56,8 @@ export interface PreparedTurn {
   unavailableTools?: UnavailableTools;
   /** The account's daily token budget as this run opened it, checked before each model call (none: no budget kept). */
   budget?: RunTokenBudget;
+  /** The busy mode that applied when the turn's message met a running turn. */
+  busy?: BusyApplied;
   /** The structured value the turn ends with (the request's `output` or `config.model.output`). */
   output?: StructuredOutput;
   state: ConversationState;

@@ -6,6 +6,7 @@ import type { ApprovalRecord } from '../conversations/conversation.js';
 import { collectSecretValues } from '../secrets/redaction.js';
 import { type StepUsage, usagePerMessage } from '../usage/step-usage.js';
 import type { TokenUsage } from '../usage/token-usage.js';
+import { busyChunk } from '../runs/handed-over-turn.js';
 import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
@@ -39,7 +40,7 @@ export class TurnExecution {
     this.version = turn.version;
     this.secrets = collectSecretValues(turn.agent.config);
     const { turnId, eventId, state, firstNewMessage } = turn;
-    this.outcome = { turnId, eventId, conversationKey: turn.request.conversationKey, state, firstNewMessage, waitingOn: [], denied: [] };
+    this.outcome = { turnId, eventId, conversationKey: turn.request.conversationKey, state, firstNewMessage, waitingOn: [], denied: [], ...(turn.busy ? { busy: turn.busy } : {}) };
     const { accountId, agentId, input } = turn.request;
     this.usage = new RunUsageRecorder(services.usage, { accountId, agentId, startsTurn: input?.kind === 'user', ...(turn.budget ? { budget: turn.budget } : {}) });
   }
@@ -70,6 +71,7 @@ export class TurnExecution {
       let final: TurnResult | undefined;
       try {
         write(startChunk(turnId, eventId, generateId()));
+        if (this.turn.busy) write(busyChunk(this.turn.busy));
         for (const call of announce) write(asyncSettledChunk(call));
         let status = await this.passes(write);
         // From here a cancel finds the run in storage (waiting, or ended), not running.
@@ -107,6 +109,7 @@ export class TurnExecution {
     const deadline = Date.now() + this.services.sameInvocationTimeoutMs;
     const delivery: DeliveryMetadata = { transport: request.transport, eventId: this.turn.eventId, ...(request.replyTarget ? { replyTarget: request.replyTarget } : {}), ...(request.overrides ? { overrides: request.overrides } : {}) };
     const signal = this.cancel.signal;
+    const { steering } = this.services;
     for (let pass = 0; pass < maxSteps * 4; pass += 1) {
       if (signal.aborted) return this.finishCancelled(undefined, [], '');
       // Before every model pass (a continuation's first, the one after async results or denials).
@@ -131,6 +134,7 @@ export class TurnExecution {
         // Watched while a call streams, and checked at each step boundary: once spent, no further model call.
         ...(this.turn.budget?.limited ? { budget: this.turn.budget } : {}),
         stopBeforeNextCall: () => this.turn.budget?.exhausted() ?? false,
+        ...(steering ? { steerBeforeNextCall: () => steering.steeringWaits(request) } : {}),
         callEnded: (usage) => this.usage.callEnded(usage),
         write,
       });
@@ -160,7 +164,7 @@ export class TurnExecution {
       }
       const denied = this.outcome.failure || request.approvalPolicy === 'ask' ? [] : this.denyAll(requested, timestamp);
       // The pass ends the turn: its final answer must hold the structured output (stored with the message).
-      const ends = settled.length + denied.length + requested.length === 0 && !asyncPass.hasExternalCalls() && !modelPass.stoppedBeforeNextCall && !modelPass.budgetSpentMidCall;
+      const ends = settled.length + denied.length + requested.length === 0 && !asyncPass.hasExternalCalls() && !modelPass.stoppedBeforeNextCall && !modelPass.budgetSpentMidCall && !modelPass.steeredBeforeNextCall;
       if (this.turn.output && ends && !this.outcome.failure) settleTurnOutput(this.turn.output, modelPass.finalText, this.outcome, write);
       state.updatedAt = timestamp;
       const saved = this.services.save(state, this.version);
@@ -175,10 +179,29 @@ export class TurnExecution {
       }
       if (asyncPass.hasExternalCalls()) return this.waitForExternal(asyncPass);
       if (modelPass.stoppedBeforeNextCall || modelPass.budgetSpentMidCall) return this.stopForBudget(false);
-      if (settled.length > 0 || denied.length > 0) continue;
+      if (modelPass.steeredBeforeNextCall || settled.length > 0 || denied.length > 0) {
+        // A step boundary: steering messages that wait are given to the model with the next pass.
+        if (steering) await this.takeSteering(steering, write);
+        continue;
+      }
       return requested.length > 0 ? 'awaiting_approval' : 'completed';
     }
     throw new Error(`The turn was stopped after ${maxSteps * 4} model passes.`);
+  }
+
+  /**
+   * Takes the steering messages that wait for this turn and adds them to the conversation
+   * (stored at once: they left the inbox), telling the stream how many came.
+   */
+  private async takeSteering(steering: NonNullable<TurnExecutionServices['steering']>, write: (chunk: UIMessageChunk) => void): Promise<void> {
+    const { request, state, turnId } = this.turn;
+    const messages = await steering.takeSteering(request);
+    if (messages.length === 0) return;
+    const timestamp = this.services.now().toISOString();
+    for (const message of messages) state.messages.push({ message, turnId, createdAt: timestamp });
+    state.updatedAt = timestamp;
+    this.version = await this.services.save(state, this.version);
+    write({ type: 'data-steer', data: { messages: messages.length } } as UIMessageChunk);
   }
 
   /**

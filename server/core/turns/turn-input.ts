@@ -11,4 +11,8 @@ export interface ApprovalAnswer {
 export type TurnInput = { kind: 'user'; message: UserModelMessage } | { kind: 'approvals'; answers: ApprovalAnswer[] };
 
 /** `cancelled`: a cancel request stopped the turn; what it had streamed is stored, marked. */
-export type TurnStatus = 'completed' | 'awaiting_approval' | 'waiting_async_tools' | 'failed' | 'cancelled';
+/**
+ * How a turn ended. `collected` and `steered` end a message that ran no turn of its own: it met
+ * a running turn and was handed to another run (`busy` on the result names it).
+ */
+export type TurnStatus = 'completed' | 'awaiting_approval' | 'waiting_async_tools' | 'failed' | 'cancelled' | 'collected' | 'steered';

@@ -27,6 +27,8 @@ export interface TurnOutcome {
   usageByCall?: TokenUsage[];
   /** The turn's validated structured output, once its last pass gave it. */
   output?: { value: unknown };
+  /** The busy mode that applied when the turn's message met a running turn. */
+  busy?: TurnResult['busy'];
 }
 
 /** The run's usage for its status row: the sum of its calls and the calls, or nothing before the first call. */
@@ -50,6 +52,7 @@ export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult
     usageByCall: [...(outcome.usageByCall ?? [])],
     ...(outcome.failure ? { error: outcome.failure } : {}),
     ...(outcome.output && status === 'completed' ? { output: outcome.output } : {}),
+    ...(outcome.busy ? { busy: outcome.busy } : {}),
   };
 }
 
@@ -83,6 +86,7 @@ export function finishChunk(result: TurnResult): UIMessageChunk {
       pendingApprovals: result.pendingApprovals,
       ...(result.pendingAsyncTools.length > 0 ? { pendingAsyncTools: result.pendingAsyncTools } : {}),
       ...(result.usage ? { usage: result.usage } : {}),
+      ...(result.busy ? { busy: result.busy } : {}),
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Tool } from 'ai';
+import type { Tool, UserModelMessage } from 'ai';
 import type { Agent } from '../agents/agent.js';
 import type { Agents } from '../agents/agents.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
@@ -11,6 +11,9 @@ import type { Logger } from '../logger.js';
 import { UntrustedJsonSchemas } from '../json-schema/untrusted-json-schemas.js';
 import { createAgentModel } from '../model/language-model.js';
 import { StructuredOutput } from '../structured-output/structured-output.js';
+import type { BusyConversations, BusyTicket, RunTicket } from '../runs/busy-conversations.js';
+import { defaultBusyMode } from '../runs/busy-mode.js';
+import { handedOverTurn } from '../runs/handed-over-turn.js';
 import { buildTools, type BuildToolsOptions } from '../tools/build-tools.js';
 import { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { ToolContext, ToolEnvironment } from '../tools/tool-context.js';
@@ -52,10 +55,15 @@ export interface TurnRunnerOptions {
   locks?: ConversationLocks;
   /** Where the account's output schemas are compiled (the core's one instance; default: a new one). */
   schemas?: UntrustedJsonSchemas;
+  /** What a user message does when its conversation has a turn running (none: it waits for the conversation, as `queue`). */
+  busy?: BusyConversations;
 }
 
-/** What a turn does to the conversation before its first model pass; `ready` false ends it awaiting approval. */
-type Prepare = (state: ConversationState, turnId: string, timestamp: string) => { ready: boolean; announce?: SettledAsyncCall[] };
+/**
+ * What a turn does to the conversation before its first model pass; `ready` false ends it
+ * awaiting approval. `messages`: the user messages a busy ticket gave the turn, when it had one.
+ */
+type Prepare = (state: ConversationState, turnId: string, timestamp: string, messages?: UserModelMessage[]) => { ready: boolean; announce?: SettledAsyncCall[] };
 
 const supersededReason = 'The user sent a new message instead of answering this approval.';
 
@@ -86,23 +94,32 @@ export class TurnRunner {
 
   private async startMessage(request: TurnRequest): Promise<StartedTurn> {
     const { admission } = this.options;
-    const { agent, budget, giveBack } = await traceAdmission(async () => {
-      admission.checkInput(request.input);
-      await admission.checkAccount(request.accountId, request.accountReadByRequest);
-      // Approval answers too: each one runs the model again, so a spent budget refuses it (429).
-      const budget = await admission.openBudget(request.accountId, request.input, request.accountReadByRequest);
-      const agent = await this.options.agents.load(request.accountId, request.agentId);
-      admission.checkTransport(agent, request.transport);
-      return { agent, budget, giveBack: await admission.takeSlot(request.accountId, request.transport) };
-    });
+    // The account, the budget, the agent and the slot, read together (turn-admission.ts).
+    const { agent, budget, giveBack } = await traceAdmission(() => admission.admit(request, () => this.options.agents.load(request.accountId, request.agentId)));
+    let ticket: BusyTicket | undefined;
     try {
-      const started = await this.begin(agent, request, (state, turnId, timestamp) => this.applyInput(state, request, turnId, timestamp), budget);
+      const eventId = request.eventId ?? `evt_${randomUUID()}`;
+      ticket = await this.admitBusy(agent, { ...request, eventId });
+      if (ticket?.kind === 'handed-over') {
+        giveBack();
+        return handedOverTurn(request.conversationKey, ticket.applied, 'collected');
+      }
+      const started = await this.begin(agent, { ...request, eventId }, (state, turnId, timestamp, messages) => this.applyInput(state, request, turnId, timestamp, messages), budget, ticket);
       void started.result.finally(giveBack);
       return started;
     } catch (error) {
+      if (ticket?.kind === 'run') ticket.leaveLine();
       giveBack();
       throw error;
     }
+  }
+
+  /** What a user message does when its conversation has a turn running (none for approval answers, or without busy handling). */
+  private async admitBusy(agent: Agent, request: TurnRequest & { eventId: string }): Promise<BusyTicket | undefined> {
+    const { busy } = this.options;
+    if (!busy || request.input?.kind !== 'user') return undefined;
+    const mode = request.busy ?? agent.config.busy ?? defaultBusyMode(request.transport);
+    return busy.admit({ accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey, eventId: request.eventId, mode, message: request.input.message });
   }
 
   /**
@@ -149,7 +166,7 @@ export class TurnRunner {
     }, budget);
   }
 
-  private async begin(agent: Agent, request: TurnRequest, prepare: Prepare, budget: RunTokenBudget | undefined): Promise<StartedTurn> {
+  private async begin(agent: Agent, request: TurnRequest, prepare: Prepare, budget: RunTokenBudget | undefined, ticket?: RunTicket): Promise<StartedTurn> {
     const { options } = this;
     const agentModel = createAgentModel(agent.config, { ...(options.modelFetch ? { fetch: options.modelFetch } : {}), ...(request.overrides?.model ? { overrides: request.overrides.model } : {}) });
     // Compiled before anything is stored: a schema that does not compile is a 400 that changes nothing.
@@ -158,8 +175,20 @@ export class TurnRunner {
     const turnId = `turn_${randomUUID()}`;
     const eventId = request.eventId ?? `evt_${randomUUID()}`;
     const holder: PassHolder = {};
-    const release = await this.locks.acquire(conversationLockKey(request.accountId, request.agentId, request.conversationKey));
+    const releaseLock = await this.locks.acquire(conversationLockKey(request.accountId, request.agentId, request.conversationKey));
+    ticket?.leaveLine();
+    const leaveRunning = options.busy?.running(request, eventId);
+    const release = () => {
+      leaveRunning?.();
+      releaseLock();
+    };
     try {
+      // The busy ticket's messages, taken now that the turn holds the conversation: none left means another run took them.
+      const ticketMessages = ticket ? await ticket.messages() : undefined;
+      if (ticket && !ticketMessages) {
+        release();
+        return handedOverTurn(request.conversationKey, ticket.applied ?? { mode: 'steer', runEventId: eventId }, ticket.applied?.mode === 'collect' ? 'collected' : 'steered');
+      }
       const toolContext: ToolContext = {
         accountId: request.accountId,
         agentId: request.agentId,
@@ -196,7 +225,7 @@ export class TurnRunner {
       }
       const firstNewMessage = state.messages.length;
       closeInterruptedApprovals(state, turnId, timestamp);
-      const { ready, announce } = prepare(state, turnId, timestamp);
+      const { ready, announce } = prepare(state, turnId, timestamp, ticketMessages);
       state.updatedAt = timestamp;
       // Approval answers are claimed on disk before any approved tool can run: that write is
       // what makes a second answer a 409 and the tool run at most once. A user message, or a
@@ -204,7 +233,7 @@ export class TurnRunner {
       // turn's first model pass instead, saving one fsync before the model call.
       const version = request.input?.kind === 'approvals' ? await options.execution.save(state, loaded.version) : loaded.version;
       const unavailableTools = toolContext.unavailableTools?.empty === false ? toolContext.unavailableTools : undefined;
-      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, ...(unavailableTools ? { unavailableTools } : {}), ...(budget ? { budget } : {}), ...(output ? { output } : {}), state, version, turnId, eventId, firstNewMessage, release, holder });
+      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, ...(ticket?.applied ? { busy: ticket.applied } : {}), ...(unavailableTools ? { unavailableTools } : {}), ...(budget ? { budget } : {}), ...(output ? { output } : {}), state, version, turnId, eventId, firstNewMessage, release, holder });
       return ready ? execution.run(announce ?? []) : execution.finishAwaitingApproval();
     } catch (error) {
       release();
@@ -213,12 +242,12 @@ export class TurnRunner {
   }
 
   /** Applies a user message or approval answers; true when the model should run now. */
-  private applyInput(state: ConversationState, request: TurnRequest, turnId: string, now: string): { ready: boolean } {
+  private applyInput(state: ConversationState, request: TurnRequest, turnId: string, now: string, messages?: UserModelMessage[]): { ready: boolean } {
     const input = request.input;
     if (!input) return { ready: true };
     if (input.kind === 'user') {
       denyOpenApprovals(state, () => supersededReason, turnId, now);
-      state.messages.push({ message: input.message, turnId, createdAt: now });
+      for (const message of messages ?? [input.message]) state.messages.push({ message, turnId, createdAt: now });
       return { ready: true };
     }
     const toolMessage = applyApprovalAnswers(state, input.answers, now);

@@ -1,6 +1,7 @@
 import type { ModelMessage, UIMessageChunk } from 'ai';
 import type { PendingAsyncToolView } from '../async-requests/async-request.js';
 import type { PendingApprovalView } from '../conversations/conversation.js';
+import type { BusyApplied, BusyMode } from '../runs/busy-mode.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import type { TurnInput, TurnStatus } from './turn-input.js';
@@ -18,6 +19,8 @@ export interface TurnRequest {
   /** The request's `model` settings and `instructions`, for this run only (its continuations too). */
   overrides?: TurnOverrides;
   transport: TransportKind;
+  /** What a user message does when a turn already runs on its conversation (the request's `busy`; default: the agent's `config.busy`, then the transport's). */
+  busy?: BusyMode;
   approvalPolicy: ApprovalPolicy;
   /** The reason the model and the user are given when `approvalPolicy` is `deny`. */
   denialReason?: (toolName: string) => string;
@@ -74,6 +77,8 @@ export interface TurnResult {
   error?: { kind: 'upstream' | 'internal' | 'budget' | 'output'; message: string; retryAfterSeconds?: number };
   /** The validated structured output (`config.model.output` or the request's `output`) of a completed turn. */
   output?: { value: unknown };
+  /** The busy mode that applied when the message met a running turn, and the run it met or was handed to. */
+  busy?: BusyApplied;
   /** The tokens of this run's model calls (a continuation's run counts its own calls only). */
   usage?: TokenUsage;
   /** Each model call of this run, in order: what `usage` sums. */

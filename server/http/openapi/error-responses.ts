@@ -20,9 +20,10 @@ export const errorSchema = {
       properties: {
         code: {
           type: 'string',
-          enum: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'upstream_error', 'internal', 'idempotency_key_reused', 'idempotency_key_in_use'],
+          enum: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'conversation_busy', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'upstream_error', 'internal', 'idempotency_key_reused', 'idempotency_key_in_use'],
         },
         message: { type: 'string' },
+        eventId: { type: 'string', description: 'With `conversation_busy`: the run that is running on the conversation.' },
       },
     },
   },
@@ -33,7 +34,7 @@ const descriptions = {
   401: '`unauthorized`: no bearer, or one that is not a valid secret for this route (a disabled account counts as invalid).',
   403: '`forbidden`: the caller may not do this (sign-up closed to all but the admin).',
   404: '`not_found`: no such resource, or one that belongs to another account (never revealed).',
-  409: '`conflict`: the resource is in a state that refuses this request, or was changed concurrently (retry).',
+  409: '`conflict`: the resource is in a state that refuses this request, or was changed concurrently (retry); `conversation_busy` (with `error.eventId`): a turn runs on the conversation and the busy mode is `reject`.',
   413: '`payload_too_large`: the body is larger than the limit (1 MiB for JSON).',
   415: '`unsupported_media_type`: the body is not of the media type this route reads.',
   422: '`idempotency_key_reused`: the `Idempotency-Key` was used for another request (another body or path) within its 24 hours; nothing was done.',

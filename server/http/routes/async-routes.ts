@@ -48,11 +48,11 @@ export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): vo
         config: { swaggerTransform: documentedBody({ 'application/json': { schema: documentedChatBody } }) },
       },
       async (request, reply) => {
-        const { conversationKey, input, overrides } = parseChatBody(request.body);
+        const { conversationKey, input, overrides, busy } = parseChatBody(request.body);
         core.turns.checkInput(input);
         // A spent daily budget is answered now (429), not after the request was queued: approval answers run the model too.
         await core.usage.checkBudget(currentAccount(request).accountId, currentAccount(request));
-        const { eventId } = await core.asyncRequests.submit({ accountId: currentAccount(request).accountId, agentId: request.params.agentId, conversationKey, input, ...(overrides ? { overrides } : {}) });
+        const { eventId } = await core.asyncRequests.submit({ accountId: currentAccount(request).accountId, agentId: request.params.agentId, conversationKey, input, ...(overrides ? { overrides } : {}), ...(busy ? { busy } : {}) });
         return reply.status(202).send({ eventId, statusUrl: statusUrl(request, eventId) });
       },
     );

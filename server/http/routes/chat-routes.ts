@@ -35,6 +35,9 @@ export function chatAnswer(result: TurnResult) {
     pendingAsyncTools: result.pendingAsyncTools,
     ...(result.usage ? { usage: result.usage } : {}),
     ...(result.output ? { output: result.output.value } : {}),
+    ...(result.busy ? { busy: result.busy } : {}),
+    // A message handed to another run: the run that answers it.
+    ...(result.status === 'collected' || result.status === 'steered' ? { eventId: result.eventId } : {}),
   };
 }
 
@@ -97,7 +100,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
         },
         async (request, reply) => {
           const account = currentAccount(request);
-          const { conversationKey, input, form, continuesMessageId, overrides } = parseChatBody(request.body);
+          const { conversationKey, input, form, continuesMessageId, overrides, busy } = parseChatBody(request.body);
           const wantsStream = wantsEventStream(request.headers.accept, form);
           const turn = await core.turns.start({
             accountId: account.accountId,
@@ -105,6 +108,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             conversationKey,
             input,
             ...(overrides ? { overrides } : {}),
+            ...(busy ? { busy } : {}),
             transport: wantsStream ? 'sse' : 'json',
             approvalPolicy: 'ask',
             accountReadByRequest: accountReadingOf(account),
