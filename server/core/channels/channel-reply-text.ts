@@ -21,6 +21,9 @@ export function approvalNotice(toolNames: string[]): string {
 /** Sent when a turn fails: the details go to the log, not to the chat. */
 export const apologyText = 'Sorry, something went wrong while answering. Please try again in a moment.';
 
+/** What a chat is told when its message met a running turn and the agent's busy mode refused it (`reject`, or a full line). */
+export const busyText = 'I am still answering your previous message; send this one again once I have replied.';
+
 /**
  * The messages to post for a finished turn, in order: the approval notice (when a tool was
  * denied), then the model's text, or the apology when the turn failed. A turn that waits

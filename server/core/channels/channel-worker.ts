@@ -5,6 +5,7 @@ import type { ContinuationDispatcher } from '../async-tools/continuation-dispatc
 import { backgroundJobKey, type ChannelDeliveryJob } from '../background-jobs/background-job.js';
 import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
 import type { JobQueue, JobQueueFactory } from '../background-jobs/job-queue.js';
+import { ConversationBusyError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { spanAttribute } from '../telemetry/span-attributes.js';
 import { annotateActiveSpan } from '../telemetry/spans.js';
@@ -18,7 +19,7 @@ import { traceChannelDelivery } from './channel-delivery-span.js';
 import type { ChannelDeliveriesRepository, DeliveryRef } from './channel-deliveries-repository.js';
 import { sendReplyRequests } from './channel-reply-sender.js';
 import type { ChannelSettings } from './channel-settings.js';
-import { apologyText, channelDenialReason, replyTextsFor } from './channel-reply-text.js';
+import { apologyText, busyText, channelDenialReason, replyTextsFor } from './channel-reply-text.js';
 import { deliveryMemoryMs } from './webhook-helpers.js';
 
 export interface ChannelWorkerOptions {
@@ -148,9 +149,11 @@ export class ChannelWorker {
         await deliveries.finish(ref, { status: 'failed', error: 'account disabled' }, this.options.now().toISOString());
         return;
       }
-      failure = 'turn could not start';
-      logger.warn({ event: 'channel-turn', ...logFields, error: (error as Error).message }, 'channel turn could not start');
-      await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, [apologyText], logFields);
+      // A message that met a running turn and was refused (`reject`, or too many waiting) is told so, not apologised for.
+      const busy = error instanceof ConversationBusyError || error instanceof RateLimitedError;
+      failure = busy ? 'conversation busy' : 'turn could not start';
+      logger.warn({ event: 'channel-turn', ...logFields, error: (error as Error).message }, busy ? 'channel message refused: the conversation is busy' : 'channel turn could not start');
+      await this.reply(delivery.accountId, delivery.agentId, delivery.provider, delivery.replyTarget, [busy ? busyText : apologyText], logFields);
     }
     const finishedAt = this.options.now().toISOString();
     annotateActiveSpan(() => ({ [spanAttribute.channelOutcome]: failure === undefined ? 'done' : 'failed' }));
