@@ -94,6 +94,20 @@ describe('Idempotency-Key', () => {
     expect(stack.model.callCount() - before).toBe(3);
   });
 
+  it('a JSON chat retried while the first still runs waits for it and gets its answer', async () => {
+    const key = fresh('chat');
+    const body = { conversationKey: fresh('conversation'), message: 'slow: 300\nhello slowly' };
+    const before = stack.model.callCount();
+    const first = send(chatUrl(), secret, body, { 'idempotency-key': key });
+    await waitUntil('the first model call', () => (stack.model.callCount() > before ? true : undefined), { intervalMs: 5 });
+    const retry = await send(chatUrl(), secret, body, { 'idempotency-key': key });
+    const answered = await first;
+    expect([answered.status, retry.status]).toEqual([200, 200]);
+    expect(retry.text).toBe(answered.text);
+    expect(retry.headers.get('x-harness-event-id')).toBe(answered.headers.get('x-harness-event-id'));
+    expect(stack.model.callCount() - before).toBe(1);
+  });
+
   it('a malformed key is a 400 naming the header, and nothing runs', async () => {
     const before = stack.model.callCount();
     for (const key of ['x'.repeat(256), 'tab\there', 'é-accent']) {
@@ -197,5 +211,24 @@ describe('Idempotency-Key', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await collectChunks(retry)).toEqual(firstChunks);
     expect(stack.model.callCount() - before).toBe(1);
+  });
+
+  it('a streamed chat retried while its turn runs gets the same eventId and the whole stream, live', async () => {
+    const key = fresh('stream');
+    const body = JSON.stringify({ conversationKey: fresh('conversation'), message: 'call test_async {"label":"live"}\nthen slow: 400' });
+    await stack.putAgent(secret, 'tooled', { provider: stack.provider(), tools: { test_async: { durationMs: 5 } } });
+    const stream = () => fetch(chatUrl('tooled'), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${secret}`, 'idempotency-key': key }, body });
+    const before = stack.model.callCount();
+    const first = await stream();
+    expect(first.status).toBe(200);
+    const firstChunks = collectChunks(first);
+    const retry = await stream();
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('x-harness-event-id')).toBe(first.headers.get('x-harness-event-id'));
+    const retryChunks = await collectChunks(retry);
+    expect(retryChunks.at(-1)).toMatchObject({ type: 'finish', messageMetadata: { status: 'completed' } });
+    expect(retryChunks).toEqual(await firstChunks);
+    // The tool call and the answer after it: the turn's two model calls, once.
+    expect(stack.model.callCount() - before).toBe(2);
   });
 });
