@@ -115,11 +115,19 @@ export class BusyConversations {
    */
   private async steer(request: BusyRequest, applied: BusyApplied): Promise<BusyTicket> {
     const { inbox } = this.options;
-    const { entryId } = await inbox.add(request, { mode: 'steer', eventId: request.eventId, message: request.message, createdAt: new Date().toISOString() });
-    return this.waitInLine(request, applied, async () => {
+    let entryId: string | undefined;
+    // In line first: a message past the bound is refused before it reaches the inbox.
+    const ticket = this.waitInLine(request, applied, async () => {
       const [own] = await inbox.take(request, (entry) => entry.entryId === entryId);
       return own ? [own.message] : undefined;
     });
+    try {
+      ({ entryId } = await inbox.add(request, { mode: 'steer', eventId: request.eventId, message: request.message, createdAt: new Date().toISOString() }));
+    } catch (error) {
+      ticket.leaveLine();
+      throw error;
+    }
+    return ticket;
   }
 
   /**
