@@ -8,17 +8,17 @@ import { signupSettingsFromEnvironment, type SignupSettings } from './accounts/s
 import type { StoredAgent } from './agents/agent.js';
 import { AgentsRepository } from './agents/agents-repository.js';
 import { Agents } from './agents/agents.js';
-import type { AsyncRequestRecord } from './async-requests/async-request.js';
-import { AsyncRequestTransitions } from './async-requests/async-request-transitions.js';
-import { AsyncRequests, viewAsyncRequest } from './async-requests/async-requests.js';
-import { AsyncRequestsRepository } from './async-requests/async-requests-repository.js';
-import { recoverAsyncWork, type RecoveryReport } from './async-tools/async-recovery.js';
+import type { AsyncRequestRecord } from './runs/status-row.js';
+import { AsyncRequestTransitions } from './runs/status-row-transitions.js';
+import { AsyncRequests, viewAsyncRequest } from './runs/async-requests.js';
+import { AsyncRequestsRepository } from './runs/status-rows-repository.js';
+import { recoverAsyncWork, type RecoveryReport } from './runs/async-recovery.js';
 import type { AsyncTableRow } from './async-tools/async-tool-result.js';
 import { AsyncToolCompletions } from './async-tools/async-tool-completions.js';
 import { AsyncToolResultsRepository } from './async-tools/async-tool-results-repository.js';
 import { AsyncSettlement } from './async-tools/async-settlement.js';
-import { ContinuationDispatcher } from './async-tools/continuation-dispatcher.js';
-import { BackgroundWorker } from './background-jobs/background-worker.js';
+import { ContinuationDispatcher } from './runs/continuation-dispatcher.js';
+import { BackgroundWorker } from './runs/background-worker.js';
 import { type ConversationRow, ConversationsRepository } from './conversations/conversations-repository.js';
 import type { ChannelDelivery } from './channels/channel-deliveries-repository.js';
 import { createChannels, type Channels } from './channels/channels.js';
@@ -37,7 +37,7 @@ import type { Storage } from './storage/table-store.js';
 import { type ToolEnvironment, toolEnvironmentFrom } from './tools/tool-context.js';
 import { saveConversation } from './turns/save-conversation.js';
 import { TurnAdmission } from './turns/turn-admission.js';
-import { RunCancellation } from './turns/run-cancellation.js';
+import { RunCancellation } from './runs/run-cancellation.js';
 import type { RunningTurns } from './coordination/running-turns.js';
 import { TurnRunner } from './turns/turn-runner.js';
 import { BusyConversations } from './runs/busy-conversations.js';
@@ -59,7 +59,7 @@ import { type ChannelSettings, channelSettingsFromEnvironment } from './channels
 import { AccountUsage } from './usage/account-usage.js';
 import { DailyTokenBudget } from './usage/daily-token-budget.js';
 import { UsageRepository, type UsageRow } from './usage/usage-repository.js';
-import { checkAgentDestinations } from './outbound/agent-destinations.js';
+import { checkAgentDestinations } from './agent-config/agent-destinations.js';
 import { UntrustedJsonSchemas } from './json-schema/untrusted-json-schemas.js';
 import { StructuredOutput } from './structured-output/structured-output.js';
 import { checkMcpServerCount } from './mcp/mcp-config-schema.js';
@@ -245,7 +245,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
       sameInvocationTimeoutMs: options.sameInvocationTimeoutMs ?? 300_000,
       asyncResults: asyncRepository,
       completions: asyncCompletions,
-      statusRows: transitions,
+      runReports: transitions,
       save: (state, version) => saveConversation(conversations, state, version),
       usage,
       runningTurns: coordination.runningTurns,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateAgentConfig } from './agent-config-schema.js';
 import { applyMergePatch } from './json-merge-patch.js';
-import { toolCatalog } from './tool-catalog.js';
+import { toolCatalog } from '../config-parsing/tool-catalog.js';
 
 const external = { completionBaseUrl: 'http://127.0.0.1:4200', completionBearerToken: 'token-123' };
 

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { validateChannelsConfig } from '../channels/channel-config.js';
 import { validateWebhooksConfig, type WebhooksConfig } from '../completion-webhooks/webhooks-config.js';
 import { InvalidRequestError } from '../errors.js';
-import { busyModes } from '../runs/busy-mode.js';
+import { busyModes } from './busy-mode.js';
 import { type McpConfig, validateMcpConfig } from '../mcp/mcp-config-schema.js';
 import { type ModelConfig, modelConfigSchema } from '../model/model-config.js';
 import { checkModelProviders, type ProviderConfigs, validateProviderConfigs } from '../model/provider-config.js';
 import { checkProviderTools } from '../model/provider-tools.js';
-import { zodIssueError } from './zod-issue.js';
+import { zodIssueError } from '../config-parsing/zod-issue.js';
 import { type AgentConfigSections, validateAgentConfigSections } from './agent-config-sections.js';
-import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from './tool-catalog.js';
+import { isToolName, toolCatalog, toolNames, toolsConfiguredElsewhere } from '../config-parsing/tool-catalog.js';
 
 const objectOf = (what: string) => z.record(z.string(), z.unknown(), { error: `must be an object (${what})` });
 

@@ -1,6 +1,6 @@
 import { InvalidRequestError } from '../errors.js';
 import { isRecord } from '../is-record.js';
-import { commonToolOptionNames, toolNames } from './tool-catalog.js';
+import { commonToolOptionNames, toolNames } from '../config-parsing/tool-catalog.js';
 
 /** Keys that only make sense in an external tool's config. */
 const toolOptionKeys = new Set<string>(['tools', ...toolNames, ...commonToolOptionNames]);

@@ -1,7 +1,6 @@
 import type { DispatchGroup } from './async-tool-result.js';
 import type { AsyncOutcome, AsyncSettlement, SettlementResult } from './async-settlement.js';
 import { mayClaimContinuation } from './continuation-claim.js';
-import type { ContinuationDispatcher } from './continuation-dispatcher.js';
 import { traceCompletion } from './async-tool-spans.js';
 
 /** The completion endpoint's answer. */
@@ -13,6 +12,11 @@ export interface CompletionAnswer {
   pendingCount?: number;
 }
 
+/** Where a claimed continuation goes to be run (runs/continuation-dispatcher.ts: the background worker's queue). */
+export interface ContinuationDispatch {
+  dispatch(group: DispatchGroup): void;
+}
+
 /**
  * The operations that can claim a group's continuation (a completion, an in-process
  * settlement, a seal, recovery), and the one place that hands a claim to the dispatcher:
@@ -21,7 +25,7 @@ export interface CompletionAnswer {
 export class AsyncToolCompletions {
   constructor(
     private readonly settlement: AsyncSettlement,
-    private readonly dispatcher: ContinuationDispatcher,
+    private readonly dispatcher: ContinuationDispatch,
   ) {}
 
   /** `POST /async-tools/{resultId}/complete`: settle an external-dispatch row of the account's. */

@@ -1,5 +1,5 @@
 import type { TransportKind } from '../tools/tool-context.js';
-import type { TurnOverrides } from '../turns/turn-overrides.js';
+import type { TurnOverrides } from '../agent-config/run-overrides.js';
 
 export type AsyncExecution = 'same-invocation' | 'external-dispatch';
 export type AsyncToolStatus = 'processing' | 'completed' | 'failed';
@@ -8,6 +8,15 @@ export type AsyncToolStatus = 'processing' | 'completed' | 'failed';
  * How a continuation finds its way back to the caller on paths other than SSE: the transport, the event whose status row it settles, and where a
  * reply goes (a NATS reply subject, a channel chat...).
  */
+/** An async tool call a run waits on, as its status row and a turn's answer show it. */
+export interface PendingAsyncToolView {
+  resultId: string;
+  toolCallId: string;
+  toolName: string;
+  execution: AsyncExecution;
+  status: AsyncToolStatus;
+}
+
 export interface DeliveryMetadata {
   transport: TransportKind;
   /** The `/status/{eventId}` row the final result settles: the spec's `asyncResultEventId`. */

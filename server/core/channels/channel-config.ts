@@ -8,7 +8,7 @@ import { pancakeConfigSchema } from './pancake.js';
 import { slackConfigSchema } from './slack.js';
 import { telegramConfigSchema } from './telegram.js';
 import { zaloConfigSchema } from './zalo.js';
-import { describeZodIssue, zodIssueError } from '../agent-config/zod-issue.js';
+import { describeZodIssue, zodIssueError } from '../config-parsing/zod-issue.js';
 
 /**
  * The adapters' config schemas made strict for writes: a misspelt field (`apiBaseURL`,

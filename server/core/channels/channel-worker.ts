@@ -1,15 +1,15 @@
 import { AccountDisabledError } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
-import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
-import { backgroundJobKey, type ChannelDeliveryJob } from '../background-jobs/background-job.js';
-import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
-import type { JobQueue, JobQueueFactory } from '../background-jobs/job-queue.js';
+import type { ContinuationDispatcher } from '../runs/continuation-dispatcher.js';
+import { type ChannelDeliveryJob, channelDeliveryJobKey } from './channel-delivery-job.js';
+import { inMemoryJobQueues } from '../coordination/bounded-job-queue.js';
+import type { JobQueue, JobQueueFactory } from '../coordination/job-queue.js';
 import { ConversationBusyError, RateLimitedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { spanAttribute } from '../telemetry/span-attributes.js';
 import { annotateActiveSpan } from '../telemetry/spans.js';
-import { runTurnToEnd } from '../turns/run-turn-to-end.js';
+import { runTurnToEnd } from '../runs/run-turn-to-end.js';
 import type { TurnResult } from '../turns/turn-types.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
 import type { ReplyTarget } from './channel-adapter.js';
@@ -64,7 +64,7 @@ export class ChannelWorker {
   private readonly inFlight = new Set<string>();
 
   constructor(private readonly options: ChannelWorkerOptions) {
-    this.queue = (options.queues ?? inMemoryJobQueues)((job: ChannelDeliveryJob) => this.run(job), options.concurrency ?? 4, { name: 'channel-deliveries', keyOf: backgroundJobKey });
+    this.queue = (options.queues ?? inMemoryJobQueues)((job: ChannelDeliveryJob) => this.run(job), options.concurrency ?? 4, { name: 'channel-deliveries', keyOf: channelDeliveryJobKey });
     options.continuations.register('channel', {
       finished: (group, result) => this.replyToContinuation(group, replyTextsFor(result), result.status),
       failedToStart: (group, error) => this.continuationFailedToStart(group, error),

@@ -1,7 +1,7 @@
 import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
-import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
-import type { JobQueueFactory } from '../background-jobs/job-queue.js';
+import type { ContinuationDispatcher } from '../runs/continuation-dispatcher.js';
+import type { JobQueueFactory } from '../coordination/job-queue.js';
 import type { RateBudget } from '../limits/rate-budget.js';
 import type { Logger } from '../logger.js';
 import type { TableStore } from '../storage/table-store.js';

@@ -1,7 +1,7 @@
 import { AccountDisabledError } from '../accounts/account-status.js';
-import { type AsyncRequestRecord, type AsyncRequestStatus, isFinalStatus } from '../async-requests/async-request.js';
-import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
-import type { JobQueue, JobQueueFactory } from '../background-jobs/job-queue.js';
+import { type AsyncRequestRecord, type AsyncRequestStatus, isFinalStatus } from '../runs/status-row.js';
+import { inMemoryJobQueues } from '../coordination/bounded-job-queue.js';
+import type { JobQueue, JobQueueFactory } from '../coordination/job-queue.js';
 import { NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { DestinationBackoff } from './destination-backoff.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AsyncRequestStatus } from '../async-requests/async-request.js';
+import type { AsyncRequestStatus } from '../runs/status-row.js';
 
 /** `pending` until delivered (a 2xx answer) or given up (`failed`); both of those are final. */
 export type WebhookDeliveryState = 'pending' | 'delivered' | 'failed';

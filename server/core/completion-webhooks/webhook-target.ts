@@ -2,8 +2,8 @@ import { AccountDisabledError } from '../accounts/account-status.js';
 import { NotFoundError } from '../errors.js';
 import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
-import type { AsyncRequestRecord } from '../async-requests/async-request.js';
-import type { AsyncRequestView } from '../async-requests/async-requests.js';
+import type { AsyncRequestRecord } from '../runs/status-row.js';
+import type { AsyncRequestView } from '../runs/async-requests.js';
 import type { WebhookDelivery } from './webhook-delivery.js';
 
 /** What reading an attempt's target needs: the account's state, the agent's webhook, the status row and its view. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOrThrow } from '../agent-config/config-section-parsing.js';
+import { parseOrThrow } from '../config-parsing/config-section-parsing.js';
 import { httpUrlSchema } from '../outbound/http-url.js';
 
 const completionWebhook = z.strictObject(

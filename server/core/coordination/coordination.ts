@@ -1,8 +1,8 @@
-import { inMemoryJobQueues } from '../background-jobs/bounded-job-queue.js';
-import type { JobQueueFactory } from '../background-jobs/job-queue.js';
+import { inMemoryJobQueues } from './bounded-job-queue.js';
+import type { JobQueueFactory } from './job-queue.js';
 import { type Budgets, memoryBudgets } from '../limits/budgets.js';
-import type { ConversationLocks } from '../turns/conversation-locks.js';
-import { KeyedMutex } from '../turns/keyed-mutex.js';
+import type { ConversationLocks } from './conversation-locks.js';
+import { KeyedMutex } from './keyed-mutex.js';
 import { InMemoryRunningTurns, type RunningTurns } from './running-turns.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { AsyncRequestRecord, AsyncRequestStatus } from '../async-requests/async-request.js';
-import type { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
-import type { AsyncRequests } from '../async-requests/async-requests.js';
+import type { AsyncRequestRecord, AsyncRequestStatus } from '../runs/status-row.js';
+import type { AsyncRequestTransitions } from '../runs/status-row-transitions.js';
+import type { AsyncRequests } from '../runs/async-requests.js';
 import { ConditionFailedError } from '../storage/table-store.js';
 
 /** What a cron fire asks of the rest of the core. */

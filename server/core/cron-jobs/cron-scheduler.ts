@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseScheduleExpression, type Schedule } from '../schedule-expressions/index.js';
-import type { AsyncRequestStatus } from '../async-requests/async-request.js';
+import type { AsyncRequestStatus } from '../runs/status-row.js';
 import type { Logger } from '../logger.js';
 import type { CronJobRecord, CronRun, CronRunStatus } from './cron-job.js';
 import type { CronJobsRepository, SlotClaim } from './cron-jobs-repository.js';

@@ -8,7 +8,7 @@ import { HarnessError } from '../errors.js';
 import type { RateBudget } from '../limits/rate-budget.js';
 import { takeBudget } from '../limits/take-budget.js';
 import { packageVersion } from '../package-version.js';
-import { runTurnToEnd } from '../turns/run-turn-to-end.js';
+import { runTurnToEnd } from '../runs/run-turn-to-end.js';
 import type { AccountReading, TurnRequest, TurnResult, StartedTurn } from '../turns/turn-types.js';
 
 /** What `ask_<agentId>` needs of the core: the account's agents, a turn, and the per-account turn budget. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateAgentConfig } from '../agent-config/agent-config-schema.js';
-import { checkAgentDestinations } from '../outbound/agent-destinations.js';
+import { checkAgentDestinations } from '../agent-config/agent-destinations.js';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { collectSecretValues, redactSecrets, restoreRedactedSecrets } from '../secrets/redaction.js';
 import { isToolOffered, toolNeedsApproval, validateMcpConfig } from './mcp-config-schema.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseOrThrow, requireObject } from '../agent-config/config-section-parsing.js';
-import { toolNames, toolsConfiguredElsewhere } from '../agent-config/tool-catalog.js';
+import { parseOrThrow, requireObject } from '../config-parsing/config-section-parsing.js';
+import { toolNames, toolsConfiguredElsewhere } from '../config-parsing/tool-catalog.js';
 import { InvalidRequestError } from '../errors.js';
 import { httpUrlSchema } from '../outbound/http-url.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateAgentConfig } from '../agent-config/agent-config-schema.js';
-import { agentDestinations, checkAgentDestinations } from '../outbound/agent-destinations.js';
+import { agentDestinations, checkAgentDestinations } from '../agent-config/agent-destinations.js';
 import { OutboundPolicy } from '../outbound/outbound-policy.js';
 import { redactSecrets } from '../secrets/redaction.js';
 import { createAgentModel } from './language-model.js';

@@ -1,4 +1,4 @@
-import { zodIssueError } from '../agent-config/zod-issue.js';
+import { zodIssueError } from '../config-parsing/zod-issue.js';
 import { InvalidRequestError } from '../errors.js';
 import { isRecord } from '../is-record.js';
 import type { ModelConfig } from './model-config.js';

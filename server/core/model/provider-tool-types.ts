@@ -1,4 +1,4 @@
-import type { ToolName } from '../agent-config/tool-catalog.js';
+import type { ToolName } from '../config-parsing/tool-catalog.js';
 
 /** The catalog's provider-defined tools: the provider runs them, there is no local `execute`. */
 export type ProviderDefinedToolName = Extract<ToolName, 'betaSearch' | 'codeExecution' | 'urlContext'>;

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryRunningTurns } from '../coordination/running-turns.js';
 import { ConversationBusyError, RateLimitedError } from '../errors.js';
 import { lowdbStoragePerTest } from '../storage/test-support/lowdb-per-test.js';
-import type { BusyMode } from './busy-mode.js';
-import { BusyConversations, type RunTicket } from './busy-conversations.js';
+import type { BusyMode } from '../agent-config/busy-mode.js';
+import type { RunTicket } from '../turns/busy-gate.js';
+import { BusyConversations } from './busy-conversations.js';
 import { ConversationInbox, type InboxEntry } from './conversation-inbox.js';
 
 const conversation = { accountId: 'acc_1', agentId: 'agent', conversationKey: 'chat-1' };

@@ -1,39 +1,9 @@
 import type { UserModelMessage } from 'ai';
 import type { RunningTurns } from '../coordination/running-turns.js';
 import { ConversationBusyError, RateLimitedError } from '../errors.js';
-import type { BusyApplied, BusyMode } from './busy-mode.js';
-import type { ConversationAddress, ConversationInbox } from './conversation-inbox.js';
-
-/** A user message about to start a turn, and the busy mode that applies to it. */
-export interface BusyRequest extends ConversationAddress {
-  /** The event id the message's run will have. */
-  eventId: string;
-  mode: BusyMode;
-  message: UserModelMessage;
-}
-
-/** What the message does: run a turn (taking its messages once it holds the conversation), or nothing, answered by another run. */
-export type BusyTicket = RunTicket | HandedOverTicket;
-
-export interface RunTicket {
-  kind: 'run';
-  /** Set when the message met a running turn. */
-  applied?: BusyApplied;
-  /**
-   * Called once the turn holds the conversation: the user messages it answers, in arrival
-   * order, or undefined when another run took the message meanwhile (a steer taken at a step
-   * boundary, a collected message another turn answered): then no turn runs.
-   */
-  messages(): Promise<UserModelMessage[] | undefined>;
-  /** The turn holds the conversation, or could not start: it no longer counts as waiting. */
-  leaveLine(): void;
-}
-
-/** The message was collected: the run `applied.runEventId` (waiting for the conversation) answers it with the others. */
-export interface HandedOverTicket {
-  kind: 'handed-over';
-  applied: BusyApplied;
-}
+import type { BusyApplied, BusyMode } from '../agent-config/busy-mode.js';
+import type { BusyGate, BusyRequest, BusyTicket, ConversationAddress, RunTicket, Steering } from '../turns/busy-gate.js';
+import type { ConversationInbox } from './conversation-inbox.js';
 
 export interface BusyConversationsOptions {
   runningTurns: RunningTurns;
@@ -58,7 +28,7 @@ function keyOf(address: ConversationAddress): string {
  * every replica shares too. `queue` asks neither: it waits for the conversation's lock like
  * any turn, so it costs no round trip.
  */
-export class BusyConversations {
+export class BusyConversations implements BusyGate, Steering {
   /** Messages waiting for the conversation in this process, per conversation. */
   private readonly waiting = new Map<string, number>();
   /** The event of the turn running in this process, per conversation (what a `queue` message names, at no cost). */

@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { UserModelMessage } from 'ai';
 import { readAndWrite } from '../storage/read-and-write.js';
+import type { ConversationAddress } from '../turns/busy-gate.js';
 import type { TableStore } from '../storage/table-store.js';
 
-/** The conversation a message is addressed to. */
-export interface ConversationAddress {
-  accountId: string;
-  agentId: string;
-  conversationKey: string;
-}
 
 /**
  * A user message that met a running turn and waits in its conversation's inbox: a `collect`

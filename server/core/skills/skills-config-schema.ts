@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOrThrow, requireObject } from '../agent-config/config-section-parsing.js';
+import { parseOrThrow, requireObject } from '../config-parsing/config-section-parsing.js';
 import { InvalidRequestError } from '../errors.js';
 import { bucketPathSchema } from '../sandbox/bucket-path.js';
 

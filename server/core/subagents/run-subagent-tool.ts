@@ -4,7 +4,7 @@ import { validateAgentConfigSections } from '../agent-config/agent-config-sectio
 import { HarnessError } from '../errors.js';
 import type { ToolSource } from '../tools/build-tools.js';
 import type { ToolContext } from '../tools/tool-context.js';
-import { runTurnToEnd } from '../turns/run-turn-to-end.js';
+import { runTurnToEnd } from '../runs/run-turn-to-end.js';
 import type { StartedTurn, TurnRequest, TurnResult } from '../turns/turn-types.js';
 import type { SubagentConfig } from './subagent-config-schema.js';
 import { subagentConversationKey, subagentDepth } from './subagent-conversation-key.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integerFrom, parseOrThrow, requireObject } from '../agent-config/config-section-parsing.js';
+import { integerFrom, parseOrThrow, requireObject } from '../config-parsing/config-section-parsing.js';
 import { agentIdPattern } from '../agents/agent-id.js';
 import { InvalidRequestError } from '../errors.js';
 

@@ -7,7 +7,7 @@ import { providerToolsOf } from '../model/provider-tools.js';
 import { buildTools, type ToolSource } from './build-tools.js';
 import type { ToolContext } from './tool-context.js';
 import { toolFactories } from './tool-registry.js';
-import { toolCatalog } from '../agent-config/tool-catalog.js';
+import { toolCatalog } from '../config-parsing/tool-catalog.js';
 
 const searchKey = 'tvly-unit-test-key-0123456789';
 

@@ -1,7 +1,7 @@
 import type { Tool, ToolSet } from 'ai';
 import type { AgentConfig } from '../agent-config/agent-config-schema.js';
 import { validateToolsConfig } from '../agent-config/agent-config-schema.js';
-import { toolCatalog, type ToolName } from '../agent-config/tool-catalog.js';
+import { toolCatalog, type ToolName } from '../config-parsing/tool-catalog.js';
 import { InvalidRequestError } from '../errors.js';
 import type { ToolContext } from './tool-context.js';
 import { withToolLogging } from './tool-logging.js';

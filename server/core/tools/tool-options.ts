@@ -1,4 +1,4 @@
-import { commonToolOptionNames } from '../agent-config/tool-catalog.js';
+import { commonToolOptionNames } from '../config-parsing/tool-catalog.js';
 import { InvalidRequestError } from '../errors.js';
 import type { ToolContext } from './tool-context.js';
 

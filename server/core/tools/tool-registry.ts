@@ -1,4 +1,4 @@
-import type { ToolName } from '../agent-config/tool-catalog.js';
+import type { ToolName } from '../config-parsing/tool-catalog.js';
 import { alphaExtractFactory } from './alpha-extract.js';
 import { alphaSearchFactory } from './alpha-search.js';
 import { betaSearchFactory } from './beta-search.js';

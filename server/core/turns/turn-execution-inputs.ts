@@ -1,19 +1,19 @@
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agents/agent.js';
-import type { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
 import type { AsyncPass } from '../async-tools/async-pass.js';
 import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
 import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
 import type { ConversationState } from '../conversations/conversation.js';
 import type { RunningTurns } from '../coordination/running-turns.js';
 import type { Logger } from '../logger.js';
-import type { BusyConversations } from '../runs/busy-conversations.js';
-import type { BusyApplied } from '../runs/busy-mode.js';
+import type { BusyApplied } from '../agent-config/busy-mode.js';
+import type { Steering } from './busy-gate.js';
 import type { AgentModel } from '../model/language-model.js';
 import type { StructuredOutput } from '../structured-output/structured-output.js';
 import type { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { AccountUsage } from '../usage/account-usage.js';
 import type { RunTokenBudget } from '../usage/run-token-budget.js';
+import type { RunReports } from './run-reports.js';
 import type { TurnRequest } from './turn-types.js';
 
 /** What the execution of passes needs from the rest of the core, given once by the runner. */
@@ -30,13 +30,14 @@ export interface TurnExecutionServices {
   sameInvocationTimeoutMs: number;
   asyncResults: AsyncToolResultsRepository;
   completions: Pick<AsyncToolCompletions, 'settleInProcess' | 'seal' | 'cancelGroup'>;
-  statusRows: Pick<AsyncRequestTransitions, 'waitForAsyncTools' | 'cancel'>;
+  /** Where the turn reports what its run's status row must say (runs/ writes it). */
+  runReports: RunReports;
   /** Where a running turn registers, so that a cancel request (from any replica) stops it (none: turns cannot be cancelled). */
   runningTurns?: RunningTurns;
   /** Conditional write of the conversation; returns the new version. */
   save(state: ConversationState, version: number | null): Promise<number>;
   /** Steering messages for a running turn, taken at its step boundaries (none: no steering). */
-  steering?: Pick<BusyConversations, 'steeringWaits' | 'takeSteering'>;
+  steering?: Steering;
   /** Where each run's token usage is counted per account, agent and day (none: not counted). */
   usage?: Pick<AccountUsage, 'record'>;
 }

@@ -5,14 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import type { Agent } from '../agents/agent.js';
-import type { AsyncRequestRecord } from '../async-requests/async-request.js';
-import { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
-import { AsyncRequestsRepository } from '../async-requests/async-requests-repository.js';
+import type { AsyncRequestRecord } from '../runs/status-row.js';
+import { AsyncRequestTransitions } from '../runs/status-row-transitions.js';
+import { AsyncRequestsRepository } from '../runs/status-rows-repository.js';
 import { AsyncSettlement } from '../async-tools/async-settlement.js';
 import { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
 import type { AsyncTableRow } from '../async-tools/async-tool-result.js';
 import { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
-import { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
+import { ContinuationDispatcher } from '../runs/continuation-dispatcher.js';
 import type { ConversationState } from '../conversations/conversation.js';
 import { ConversationsRepository } from '../conversations/conversations-repository.js';
 import { silentLogger } from '../logger.js';
@@ -21,7 +21,7 @@ import type { TurnRunUsage } from '../usage/account-usage.js';
 import { LiveTokenCount } from '../usage/live-token-count.js';
 import { RunTokenBudget } from '../usage/run-token-budget.js';
 import type { TurnRequest } from './turn-types.js';
-import { runTurnToEnd } from './run-turn-to-end.js';
+import { runTurnToEnd } from '../runs/run-turn-to-end.js';
 import { saveConversation } from './save-conversation.js';
 import { type PassHolder, TurnExecution } from './turn-execution.js';
 
@@ -90,7 +90,7 @@ describe('TurnExecution', () => {
         sameInvocationTimeoutMs: 60_000,
         asyncResults,
         completions,
-        statusRows: new AsyncRequestTransitions(requests),
+        runReports: new AsyncRequestTransitions(requests),
         save: (state, version) => saveConversation(conversations, state, version),
         usage: { record: async (run) => void recorded.push(run) },
       },

@@ -1,12 +1,12 @@
 import { generateId, type ModelMessage, type UIMessageChunk } from 'ai';
-import { cancelledReason } from '../async-requests/async-request-transitions.js';
+import { cancelledReason } from './run-reports.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
 import { type DeliveryMetadata, groupIdOfResult } from '../async-tools/async-tool-result.js';
 import type { ApprovalRecord } from '../conversations/conversation.js';
 import { collectSecretValues } from '../secrets/redaction.js';
 import { type StepUsage, usagePerMessage } from '../usage/step-usage.js';
 import type { TokenUsage } from '../usage/token-usage.js';
-import { busyChunk } from '../runs/handed-over-turn.js';
+import { busyChunk } from './handed-over-turn.js';
 import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
@@ -233,7 +233,7 @@ export class TurnExecution {
         this.outcome.waitingOn.push({ resultId: row.resultId, toolCallId: row.toolCallId, toolName: row.toolName, execution: row.execution, status: 'processing' });
       }
     }
-    await this.services.statusRows.waitForAsyncTools({
+    await this.services.runReports.waitForAsyncTools({
       eventId: this.turn.eventId,
       accountId: request.accountId,
       agentId: request.agentId,
@@ -293,7 +293,7 @@ export class TurnExecution {
   private async markRowCancelled(): Promise<void> {
     const { request, eventId } = this.turn;
     const result = turnResult(this.outcome, 'cancelled');
-    await this.services.statusRows.cancel({
+    await this.services.runReports.cancel({
       eventId,
       accountId: request.accountId,
       agentId: request.agentId,

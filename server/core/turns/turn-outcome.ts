@@ -1,5 +1,5 @@
 import type { ModelMessage, UIMessageChunk } from 'ai';
-import type { PendingAsyncToolView } from '../async-requests/async-request.js';
+import type { PendingAsyncToolView } from '../async-tools/async-tool-result.js';
 import { type ConversationState, pendingApprovals } from '../conversations/conversation.js';
 import { sumUsage, type TokenUsage } from '../usage/token-usage.js';
 import type { TurnStatus } from './turn-input.js';

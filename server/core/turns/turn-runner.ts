@@ -11,17 +11,17 @@ import type { Logger } from '../logger.js';
 import { UntrustedJsonSchemas } from '../json-schema/untrusted-json-schemas.js';
 import { createAgentModel } from '../model/language-model.js';
 import { StructuredOutput } from '../structured-output/structured-output.js';
-import type { BusyConversations, BusyTicket, RunTicket } from '../runs/busy-conversations.js';
-import { defaultBusyMode } from '../runs/busy-mode.js';
-import { handedOverTurn } from '../runs/handed-over-turn.js';
+import type { BusyGate, BusyTicket, RunTicket } from './busy-gate.js';
+import { defaultBusyMode } from '../agent-config/busy-mode.js';
+import { handedOverTurn } from './handed-over-turn.js';
 import { buildTools, type BuildToolsOptions } from '../tools/build-tools.js';
 import { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { ToolContext, ToolEnvironment } from '../tools/tool-context.js';
 import type { RunTokenBudget } from '../usage/run-token-budget.js';
 import { applyApprovalAnswers, closeInterruptedApprovals, denyOpenApprovals } from './approvals.js';
 import { asyncResultsMessages, syntheticCallId, type SettledAsyncCall } from './async-results-message.js';
-import { type ConversationLocks, conversationLockKey } from './conversation-locks.js';
-import { KeyedMutex } from './keyed-mutex.js';
+import { type ConversationLocks, conversationLockKey } from '../coordination/conversation-locks.js';
+import { KeyedMutex } from '../coordination/keyed-mutex.js';
 import type { TurnAdmission } from './turn-admission.js';
 import { recordApprovalWaits, traceAdmission, traceTurn } from './turn-tracing.js';
 import { type PassHolder, TurnExecution, type TurnExecutionServices } from './turn-execution.js';
@@ -56,7 +56,7 @@ export interface TurnRunnerOptions {
   /** Where the account's output schemas are compiled (the core's one instance; default: a new one). */
   schemas?: UntrustedJsonSchemas;
   /** What a user message does when its conversation has a turn running (none: it waits for the conversation, as `queue`). */
-  busy?: BusyConversations;
+  busy?: BusyGate;
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { ModelMessage, UIMessageChunk } from 'ai';
-import type { PendingAsyncToolView } from '../async-requests/async-request.js';
+import type { PendingAsyncToolView } from '../async-tools/async-tool-result.js';
 import type { PendingApprovalView } from '../conversations/conversation.js';
-import type { BusyApplied, BusyMode } from '../runs/busy-mode.js';
+import type { BusyApplied, BusyMode } from '../agent-config/busy-mode.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import type { TurnInput, TurnStatus } from './turn-input.js';
-import type { TurnOverrides } from './turn-overrides.js';
+import type { TurnOverrides } from '../agent-config/run-overrides.js';
 
 /** How a turn treats a tool that needs approval: ask the caller, or deny (channels, cron). */
 export type ApprovalPolicy = 'ask' | 'deny';

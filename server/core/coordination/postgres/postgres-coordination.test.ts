@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coordinationReplicasPerTest } from '../../../../test/support/coordination-replicas.js';
 import { postgresForThisFile } from '../../../../test/support/test-postgres.js';
-import type { JobDelivery, JobQueue } from '../../background-jobs/job-queue.js';
+import type { JobDelivery, JobQueue } from '../job-queue.js';
 import type { Coordination } from '../coordination.js';
 
 const postgres = postgresForThisFile();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import type { JobQueueFactory } from '../../background-jobs/job-queue.js';
+import type { JobQueueFactory } from '../job-queue.js';
 import type { Logger } from '../../logger.js';
 import type { Coordination } from '../coordination.js';
 import { type CoordinationSettings, defaultCoordinationSettings } from './coordination-settings.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { JobDelivery, JobQueue, JobQueueSpec } from '../../background-jobs/job-queue.js';
+import type { JobDelivery, JobQueue, JobQueueSpec } from '../job-queue.js';
 import type { Logger } from '../../logger.js';
 
 export interface PostgresJobQueueOptions<Job> {

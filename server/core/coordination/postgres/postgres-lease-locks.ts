@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from '../../logger.js';
-import type { ConversationLocks } from '../../turns/conversation-locks.js';
-import { KeyedMutex } from '../../turns/keyed-mutex.js';
+import type { ConversationLocks } from '../conversation-locks.js';
+import { KeyedMutex } from '../keyed-mutex.js';
 
 export interface PostgresLeaseLocksOptions {
   pool: pg.Pool;

@@ -1,7 +1,7 @@
-import type { AgentConfig } from '../agent-config/agent-config-schema.js';
+import type { AgentConfig } from './agent-config-schema.js';
 import { isProviderName, providerRegistry } from '../model/providers/provider-registry.js';
-import type { OutboundPolicy } from './outbound-policy.js';
-import type { DestinationKind } from './outbound-settings.js';
+import type { OutboundPolicy } from '../outbound/outbound-policy.js';
+import type { DestinationKind } from '../outbound/outbound-settings.js';
 
 /** One URL of an agent config that the service calls, with the field that holds it and its kind. */
 export interface AgentDestination {

@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from 'ai';
-import type { StartedTurn, TurnResult } from './turn-types.js';
+import type { StartedTurn, TurnResult } from '../turns/turn-types.js';
 
 /**
  * Runs a started turn to its end and returns its result: the way every driver that does not

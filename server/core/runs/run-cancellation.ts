@@ -1,7 +1,7 @@
 import type { ToolResultPart } from 'ai';
-import { isFinalStatus, type AsyncRequestRecord } from '../async-requests/async-request.js';
-import { cancelledReason, type AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
-import type { AsyncRequestsRepository } from '../async-requests/async-requests-repository.js';
+import { isFinalStatus, type AsyncRequestRecord } from './status-row.js';
+import { cancelledReason, type AsyncRequestTransitions } from './status-row-transitions.js';
+import type { AsyncRequestsRepository } from './status-rows-repository.js';
 import type { AsyncSettlement } from '../async-tools/async-settlement.js';
 import { groupIdOfResult } from '../async-tools/async-tool-result.js';
 import type { Agents } from '../agents/agents.js';
@@ -10,9 +10,9 @@ import type { ConversationsRepository } from '../conversations/conversations-rep
 import type { CancelTarget, RunningTurn, RunningTurns } from '../coordination/running-turns.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { denyOpenApprovals } from './approvals.js';
-import { type ConversationLocks, conversationLockKey } from './conversation-locks.js';
-import { saveConversation } from './save-conversation.js';
+import { denyOpenApprovals } from '../turns/approvals.js';
+import { type ConversationLocks, conversationLockKey } from '../coordination/conversation-locks.js';
+import { saveConversation } from '../turns/save-conversation.js';
 
 /** The answer to a cancel request (202). */
 export interface CancelAnswer {

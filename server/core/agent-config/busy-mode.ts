@@ -1,5 +1,4 @@
 import { InvalidRequestError } from '../errors.js';
-import type { TransportKind } from '../tools/tool-context.js';
 
 /**
  * What a new user message does when its conversation already has a turn running
@@ -24,7 +23,7 @@ export interface BusyApplied {
  * The mode when neither the request nor the agent chose one: a chat user's burst of lines is
  * one question (`collect`); every other way in runs each message in turn (`queue`).
  */
-export function defaultBusyMode(transport: TransportKind): BusyMode {
+export function defaultBusyMode(transport: string): BusyMode {
   return transport === 'channel' ? 'collect' : 'queue';
 }
 

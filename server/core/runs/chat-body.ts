@@ -1,10 +1,10 @@
 import { userModelMessageSchema, type UserModelMessage } from 'ai';
 import { InvalidRequestError } from '../errors.js';
 import { isValidConversationKey } from '../conversations/conversation.js';
-import type { ApprovalAnswer, TurnInput } from './turn-input.js';
-import { parseTurnOverrides, type TurnOverrides } from './turn-overrides.js';
+import type { ApprovalAnswer, TurnInput } from '../turns/turn-input.js';
+import { parseTurnOverrides, type TurnOverrides } from '../agent-config/run-overrides.js';
 import { isRecord } from '../is-record.js';
-import { type BusyMode, parseBusyMode } from '../runs/busy-mode.js';
+import { type BusyMode, parseBusyMode } from '../agent-config/busy-mode.js';
 
 export interface ParsedChatBody {
   conversationKey: string;

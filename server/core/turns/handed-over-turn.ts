@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { UIMessageChunk } from 'ai';
-import { finishChunk, startChunk } from '../turns/turn-outcome.js';
-import type { StartedTurn, TurnResult } from '../turns/turn-types.js';
-import type { BusyApplied } from './busy-mode.js';
+import { finishChunk, startChunk } from './turn-outcome.js';
+import type { StartedTurn, TurnResult } from './turn-types.js';
+import type { BusyApplied } from '../agent-config/busy-mode.js';
 
 /** The stream part that says what became of a message that met a running turn. */
 export function busyChunk(applied: BusyApplied, status?: 'collected' | 'steered'): UIMessageChunk {

@@ -1,8 +1,9 @@
 import type { ModelMessage } from 'ai';
+import type { PendingAsyncToolView } from '../async-tools/async-tool-result.js';
 import type { PendingApprovalView } from '../conversations/conversation.js';
-import type { BusyApplied, BusyMode } from '../runs/busy-mode.js';
+import type { BusyApplied, BusyMode } from '../agent-config/busy-mode.js';
 import type { TurnInput } from '../turns/turn-input.js';
-import type { TurnOverrides } from '../turns/turn-overrides.js';
+import type { TurnOverrides } from '../agent-config/run-overrides.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 
@@ -13,13 +14,7 @@ import type { TokenUsage } from '../usage/token-usage.js';
  */
 export type AsyncRequestStatus = 'queued' | 'processing' | 'awaiting_approval' | 'waiting_async_tools' | 'completed' | 'failed' | 'cancelled';
 
-export interface PendingAsyncToolView {
-  resultId: string;
-  toolCallId: string;
-  toolName: string;
-  execution: 'same-invocation' | 'external-dispatch';
-  status: 'processing' | 'completed' | 'failed';
-}
+export type { PendingAsyncToolView } from '../async-tools/async-tool-result.js';
 
 /**
  * A `/status/{eventId}` row: an `/async` request, a cron run, or a turn of another transport

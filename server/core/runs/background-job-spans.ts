@@ -1,5 +1,5 @@
 import { trace } from '@opentelemetry/api';
-import type { AsyncRequestRecord } from '../async-requests/async-request.js';
+import type { AsyncRequestRecord } from './status-row.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
 import { spanAttribute, spanName } from '../telemetry/span-attributes.js';
 import { inSpan } from '../telemetry/spans.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { lowdbStoragePerTest } from '../storage/test-support/lowdb-per-test.js';
-import type { AsyncRequestRecord } from './async-request.js';
-import { AsyncRequestTransitions } from './async-request-transitions.js';
-import { AsyncRequestsRepository } from './async-requests-repository.js';
+import type { AsyncRequestRecord } from './status-row.js';
+import { AsyncRequestTransitions } from './status-row-transitions.js';
+import { AsyncRequestsRepository } from './status-rows-repository.js';
 
 const request = { eventId: 'evt_one', accountId: 'acc', agentId: 'agent', conversationKey: 'k', transport: 'async' as const, input: { kind: 'user' as const, message: { role: 'user' as const, content: 'x' } } };
 const finished = { text: 'done', messages: [], pendingApprovals: [] };

@@ -1,16 +1,16 @@
 import { AccountDisabledError } from '../accounts/account-status.js';
-import type { AsyncRequestRecord } from '../async-requests/async-request.js';
-import type { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
+import type { AsyncRequestRecord } from './status-row.js';
+import type { AsyncRequestTransitions } from './status-row-transitions.js';
 import type { AsyncSettlement } from '../async-tools/async-settlement.js';
 import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
-import type { ContinuationDispatcher } from '../async-tools/continuation-dispatcher.js';
+import type { ContinuationDispatcher } from './continuation-dispatcher.js';
 import type { Logger } from '../logger.js';
-import { runTurnToEnd } from '../turns/run-turn-to-end.js';
+import { runTurnToEnd } from './run-turn-to-end.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
 import { type AsyncRequestJob, backgroundJobKey, type ContinuationJob } from './background-job.js';
 import { linkContinuationToTurn, traceAsyncRequest, traceContinuation } from './background-job-spans.js';
-import { inMemoryJobQueues } from './bounded-job-queue.js';
-import type { JobDelivery, JobQueue, JobQueueFactory } from './job-queue.js';
+import { inMemoryJobQueues } from '../coordination/bounded-job-queue.js';
+import type { JobDelivery, JobQueue, JobQueueFactory } from '../coordination/job-queue.js';
 
 export interface BackgroundWorkerOptions {
   turns: Pick<TurnRunner, 'start' | 'startContinuation'>;

@@ -1,6 +1,6 @@
 import { modifyRows } from '../storage/read-and-write.js';
 import type { TableStore, WriteDecision } from '../storage/table-store.js';
-import type { AsyncRequestRecord } from './async-request.js';
+import type { AsyncRequestRecord } from './status-row.js';
 
 const requestKey = 'event';
 /** Rounds of a compare-and-set against concurrent writers of the same row. */

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { AccountStatusCheck } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
-import type { AsyncRequestJob } from '../background-jobs/background-job.js';
+import type { AsyncRequestJob } from './background-job.js';
 import { NotFoundError } from '../errors.js';
-import type { BusyConversations } from '../runs/busy-conversations.js';
-import { type BusyApplied, type BusyMode, defaultBusyMode } from '../runs/busy-mode.js';
+import type { BusyConversations } from './busy-conversations.js';
+import { type BusyApplied, type BusyMode, defaultBusyMode } from '../agent-config/busy-mode.js';
 import { traceparentField } from '../telemetry/traceparent.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TurnInput } from '../turns/turn-input.js';
-import type { TurnOverrides } from '../turns/turn-overrides.js';
+import type { TurnOverrides } from '../agent-config/run-overrides.js';
 import { noUsage, type TokenUsage } from '../usage/token-usage.js';
-import type { AsyncRequestRecord, AsyncRequestStatus, PendingAsyncToolView } from './async-request.js';
-import type { AsyncRequestTransitions } from './async-request-transitions.js';
-import type { AsyncRequestsRepository } from './async-requests-repository.js';
+import type { AsyncRequestRecord, AsyncRequestStatus, PendingAsyncToolView } from './status-row.js';
+import type { AsyncRequestTransitions } from './status-row-transitions.js';
+import type { AsyncRequestsRepository } from './status-rows-repository.js';
 
 export interface AsyncRequestView {
   eventId: string;

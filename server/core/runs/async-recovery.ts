@@ -1,9 +1,9 @@
-import type { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
-import type { AsyncRequestsRepository } from '../async-requests/async-requests-repository.js';
-import type { AsyncRequestJob } from '../background-jobs/background-job.js';
+import type { AsyncRequestTransitions } from './status-row-transitions.js';
+import type { AsyncRequestsRepository } from './status-rows-repository.js';
+import type { AsyncRequestJob } from './background-job.js';
 import type { Logger } from '../logger.js';
-import type { AsyncToolCompletions } from './async-tool-completions.js';
-import type { AsyncToolResultsRepository } from './async-tool-results-repository.js';
+import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
+import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
 
 export interface RecoveryReport {
   sameInvocationFailed: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { validateAgentConfig } from '../agent-config/agent-config-schema.js';
+import { validateAgentConfig } from './agent-config-schema.js';
 import { agentDestinations, checkAgentDestinations } from './agent-destinations.js';
-import { OutboundPolicy } from './outbound-policy.js';
+import { OutboundPolicy } from '../outbound/outbound-policy.js';
 
 const gateway = 'http://10.0.0.5:8080';
 

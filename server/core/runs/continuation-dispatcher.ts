@@ -1,9 +1,10 @@
 import type { UIMessageChunk } from 'ai';
-import type { ContinuationJob } from '../background-jobs/background-job.js';
+import type { ContinuationJob } from './background-job.js';
 import type { Logger } from '../logger.js';
 import type { TransportKind } from '../tools/tool-context.js';
 import type { TurnResult } from '../turns/turn-types.js';
-import type { DispatchGroup } from './async-tool-result.js';
+import type { DispatchGroup } from '../async-tools/async-tool-result.js';
+import type { ContinuationDispatch } from '../async-tools/async-tool-completions.js';
 
 /**
  * How a continuation reaches the caller on one transport (NATS streams it to the reply
@@ -24,7 +25,7 @@ export interface ContinuationDelivery {
  * A claimed continuation is handed over exactly once per claim; after a restart, recovery
  * hands over the ones claimed but not finished.
  */
-export class ContinuationDispatcher {
+export class ContinuationDispatcher implements ContinuationDispatch {
   private readonly deliveries = new Map<TransportKind, ContinuationDelivery>();
   private enqueue: ((job: ContinuationJob) => void) | undefined;
 

@@ -1,11 +1,13 @@
 import type { ModelMessage } from 'ai';
-import type { BusyApplied } from '../runs/busy-mode.js';
+export { cancelledReason } from '../turns/run-reports.js';
+export type { CancelledTurn, WaitingTurn } from '../turns/run-reports.js';
+import { cancelledReason, type CancelledTurn, type RunReports, type WaitingTurn } from '../turns/run-reports.js';
+import type { BusyApplied } from '../agent-config/busy-mode.js';
 import type { PendingApprovalView } from '../conversations/conversation.js';
 import { ConditionFailedError } from '../storage/table-store.js';
-import type { TransportKind } from '../tools/tool-context.js';
 import { addUsage, noUsage, type TokenUsage } from '../usage/token-usage.js';
-import { type AsyncRequestRecord, type AsyncRequestStatus, isFinalStatus, type PendingAsyncToolView } from './async-request.js';
-import type { AsyncRequestsRepository } from './async-requests-repository.js';
+import { type AsyncRequestRecord, type AsyncRequestStatus, isFinalStatus } from './status-row.js';
+import type { AsyncRequestsRepository } from './status-rows-repository.js';
 
 /** How a turn ended, as its status row records it. */
 export interface FinishedTurn {
@@ -27,36 +29,7 @@ export interface FinishedTurn {
   output?: { value: unknown };
 }
 
-/** The turn that starts waiting for external async tools, for a row that may not exist yet. */
-export interface WaitingTurn {
-  eventId: string;
-  accountId: string;
-  agentId: string;
-  conversationKey: string;
-  transport: TransportKind;
-  pendingAsyncTools: PendingAsyncToolView[];
-  /** The tokens of this run of the turn so far, added to what the row already counts. */
-  usage?: TokenUsage;
-  /** This run's model calls, each on its own, appended to the row's. */
-  usageByCall?: TokenUsage[];
-}
 
-/** A turn a cancel request stopped, for a row that may not exist yet (an SSE or NATS turn has none until it waits). */
-export interface CancelledTurn {
-  eventId: string;
-  accountId: string;
-  agentId: string;
-  conversationKey: string;
-  transport: TransportKind;
-  text: string;
-  messages: ModelMessage[];
-  /** The tokens of this run of the turn, added to what the row already counts. */
-  usage?: TokenUsage;
-  /** This run's model calls, each on its own, appended to the row's. */
-  usageByCall?: TokenUsage[];
-}
-
-export const cancelledReason = 'cancelled by a cancel request';
 
 /**
  * A row's usage plus a run's: each run of a turn adds its own calls once (it waits, or it
@@ -78,7 +51,7 @@ export const interruptedReason = 'service restarted while this turn was running'
  * transition is a conditional write on the row read, so two writers cannot both move it, and
  * nothing moves a row out of `completed` or `failed`.
  */
-export class AsyncRequestTransitions {
+export class AsyncRequestTransitions implements RunReports {
   private readonly listeners = new Set<(request: AsyncRequestRecord) => void>();
 
   constructor(

@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
 import { silentLogger } from '../logger.js';
 import { openTestStorage } from '../../../test/support/test-storage.js';
-import type { AsyncRequestRecord } from '../async-requests/async-request.js';
-import { AsyncRequestTransitions } from '../async-requests/async-request-transitions.js';
-import { AsyncRequestsRepository } from '../async-requests/async-requests-repository.js';
+import type { AsyncRequestRecord } from './status-row.js';
+import { AsyncRequestTransitions } from './status-row-transitions.js';
+import { AsyncRequestsRepository } from './status-rows-repository.js';
 import { recoverAsyncWork } from './async-recovery.js';
-import { type AsyncTableRow, groupKey } from './async-tool-result.js';
-import { AsyncToolResultsRepository } from './async-tool-results-repository.js';
-import { AsyncSettlement } from './async-settlement.js';
-import { AsyncToolCompletions } from './async-tool-completions.js';
+import { type AsyncTableRow, groupKey } from '../async-tools/async-tool-result.js';
+import { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
+import { AsyncSettlement } from '../async-tools/async-settlement.js';
+import { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
 import { ContinuationDispatcher } from './continuation-dispatcher.js';
-import { asyncResultRow, dispatchGroup, now } from './test-support/async-rows.js';
+import { asyncResultRow, dispatchGroup, now } from '../async-tools/test-support/async-rows.js';
 
 describe('recoverAsyncWork', () => {
   const folder = temporaryFolderPerTest();
