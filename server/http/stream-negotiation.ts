@@ -1,4 +1,4 @@
-import type { ParsedChatBody } from '../core/turns/chat-body.js';
+import type { ParsedChatBody } from '../core/runs/chat-body.js';
 
 /**
  * Whether a chat request gets the UI message stream (SSE) or the JSON end state.

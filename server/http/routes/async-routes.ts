@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HarnessCore } from '../../core/harness-core.js';
-import { parseChatBody } from '../../core/turns/chat-body.js';
+import { parseChatBody } from '../../core/runs/chat-body.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
 import { idempotencyKeyHeaders, idempotentRoute } from '../idempotency.js';

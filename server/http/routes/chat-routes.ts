@@ -3,9 +3,9 @@ import { isValidConversationKey, pendingApprovals } from '../../core/conversatio
 import { NotFoundError, RateLimitedError, TurnFailedError, UpstreamError } from '../../core/errors.js';
 import type { HarnessCore } from '../../core/harness-core.js';
 import { chunkEventId } from '../../core/turns/chunk-log.js';
-import { parseChatBody } from '../../core/turns/chat-body.js';
+import { parseChatBody } from '../../core/runs/chat-body.js';
 import { wantsEventStream } from '../stream-negotiation.js';
-import { runTurnToEnd } from '../../core/turns/run-turn-to-end.js';
+import { runTurnToEnd } from '../../core/runs/run-turn-to-end.js';
 import { accountReadingOf, type TurnResult } from '../../core/turns/turn-types.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
