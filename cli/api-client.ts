@@ -1,5 +1,7 @@
-import { request } from 'undici';
+import { HarnessApiError, HarnessClient, HarnessConnectionError, HarnessResponseError, type HarnessService } from '../client/index.js';
 import { ApiError, CliError } from './cli-error.js';
+
+export { joinUrl } from '../client/index.js';
 
 /** How to reach one of the two services. */
 export interface ApiClientOptions {
@@ -20,78 +22,70 @@ export interface SendOptions {
   contentType?: string;
 }
 
+/**
+ * One service as the CLI's commands call it: `harness/client` underneath (`client` for its
+ * typed calls), with every failure turned into the CLI's own error and message.
+ */
 export interface ApiClient {
   readonly baseUrl: string;
+  /** The typed client, both of its services at this base URL; its errors are the client's (`cliError` turns them into the CLI's). */
+  readonly client: HarnessClient;
   /** Sends one request; resolves with the parsed JSON reply (`undefined` for 204). */
   send<T = unknown>(method: string, path: string, options?: SendOptions): Promise<T>;
+  /** Runs a call of `client`, turning its failure into the CLI's error. */
+  call<T>(operation: (client: HarnessClient) => Promise<T>): Promise<T>;
 }
 
-const connectionErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT']);
-
-/** Joins a base URL and a path, keeping any path prefix of the base. */
-export function joinUrl(baseUrl: string, path: string): string {
-  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
-  return new URL(path.replace(/^\/+/, ''), base).toString();
-}
+const serviceOf = (serviceName: string): HarnessService => (serviceName === 'agent' ? 'agent' : 'account');
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
+  const client = new HarnessClient({ accountUrl: options.baseUrl, agentUrl: options.baseUrl, ...(options.secret ? { secret: options.secret } : {}) });
+  const call = async <T>(operation: (harness: HarnessClient) => Promise<T>): Promise<T> => {
+    try {
+      return await operation(client);
+    } catch (error) {
+      throw cliError(error, options);
+    }
+  };
   return {
     baseUrl: options.baseUrl,
-    async send<T>(method: string, path: string, sendOptions: SendOptions = {}): Promise<T> {
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (options.secret) headers.authorization = `Bearer ${options.secret}`;
-      let body: string | undefined;
-      if (sendOptions.body !== undefined) {
-        body = JSON.stringify(sendOptions.body);
-        headers['content-type'] = sendOptions.contentType ?? 'application/json';
-      }
-      let reply: Awaited<ReturnType<typeof request>>;
-      try {
-        reply = await request(joinUrl(options.baseUrl, path), { method: method as 'GET', headers, body });
-      } catch (error) {
-        throw connectionError(error, options);
-      }
-      const text = await reply.body.text();
-      const parsed = parseJson(text);
-      if (reply.statusCode >= 400) throw errorFromReply(reply.statusCode, parsed, text, method, path);
-      if (reply.statusCode === 204 || text === '') return undefined as T;
-      if (parsed === undefined) {
-        throw new CliError(`the ${options.serviceName} service sent a reply that is not JSON (HTTP ${reply.statusCode} for ${method} ${path})`);
-      }
-      return parsed as T;
-    },
+    client,
+    call,
+    send: <T>(method: string, path: string, sendOptions: SendOptions = {}) =>
+      call((harness) =>
+        harness.request<T>(serviceOf(options.serviceName), method, path, {
+          ...(sendOptions.body === undefined ? {} : { json: sendOptions.body }),
+          ...(sendOptions.contentType ? { contentType: sendOptions.contentType } : {}),
+        }),
+      ),
   };
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+/**
+ * A failure of `harness/client` in the CLI's words: the service's error as an `ApiError`, a
+ * connection that failed as a `CliError` saying what to check. Anything else passes through.
+ */
+export function cliError(error: unknown, options: Pick<ApiClientOptions, 'baseUrl' | 'serviceName' | 'serveCommand'>): unknown {
+  if (error instanceof HarnessApiError) return new ApiError(error.status, error.code === 'http_error' ? 'error' : error.code, error.message);
+  if (error instanceof HarnessConnectionError) return connectionError(error, options);
+  if (error instanceof HarnessResponseError) return new CliError(error.message.replace(/^the (account|agent) service/, `the ${options.serviceName} service`), { cause: error });
+  return error;
 }
 
-/** The error for a reply with status >= 400: the service's `{error: {code, message}}` when it sent one. */
-export function errorFromReply(status: number, parsed: unknown, text: string, method: string, path: string): CliError {
-  const error = (parsed as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-  if (error && typeof error.message === 'string') {
-    return new ApiError(status, typeof error.code === 'string' ? error.code : 'error', error.message);
-  }
-  const excerpt = text.trim().slice(0, 120);
-  return new ApiError(status, 'error', `${method} ${path} failed${excerpt ? `: ${excerpt}` : ''}`);
-}
+const connectionErrorCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** A failed connection, said in words that tell the user what to check. */
-export function connectionError(error: unknown, options: Pick<ApiClientOptions, 'baseUrl' | 'serviceName' | 'serveCommand'>): CliError {
-  const code = (error as { code?: unknown }).code;
+function connectionError(error: HarnessConnectionError, options: Pick<ApiClientOptions, 'baseUrl' | 'serviceName' | 'serveCommand'>): CliError {
+  const code = error.code;
+  const cause = error.cause as Error | undefined;
   if (code === 'ECONNREFUSED') {
     return new CliError(`cannot reach the ${options.serviceName} service at ${options.baseUrl}: is \`${options.serveCommand ?? 'harness serve'}\` running?`, { cause: error });
   }
-  if (typeof code === 'string' && connectionErrorCodes.has(code)) {
+  if (code !== undefined && connectionErrorCodes.has(code)) {
     return new CliError(`cannot reach the ${options.serviceName} service at ${options.baseUrl} (${code})`, { cause: error });
   }
-  if (error instanceof TypeError || (typeof code === 'string' && code.startsWith('UND_ERR_INVALID'))) {
-    return new CliError(`invalid ${options.serviceName} service URL ${options.baseUrl}: ${(error as Error).message}`, { cause: error });
+  if (code === 'ERR_INVALID_URL' || (code === undefined && cause instanceof TypeError && cause.message !== 'fetch failed')) {
+    return new CliError(`invalid ${options.serviceName} service URL ${options.baseUrl}: ${cause?.message ?? error.message}`, { cause: error });
   }
-  return new CliError(`request to the ${options.serviceName} service at ${options.baseUrl} failed: ${(error as Error).message}`, { cause: error });
+  return new CliError(`request to the ${options.serviceName} service at ${options.baseUrl} failed: ${cause?.message ?? error.message}`, { cause: error });
 }

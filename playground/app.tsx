@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { type AgentSummary, apiRequest, ApiError } from './api-client.js';
+import { type AgentSummary, clientFor, HarnessApiError } from './harness-client.js';
 import { ChatView } from './chat-view.js';
 import { CronJobsView } from './cron-jobs-view.js';
 import { forgetSecret, newConversationKey, readLocation, savedSecret, saveSecret, writeLocation } from './session-store.js';
@@ -24,9 +24,10 @@ export function App() {
   // A secret kept from before a reload: list the agents again (and drop it if it stopped working).
   useEffect(() => {
     if (!secret || agents) return;
-    apiRequest<{ agents: AgentSummary[] }>(secret, '/playground/api/agents')
-      .then((answer) => setAgents(answer?.agents ?? []))
-      .catch((failure: unknown) => (failure instanceof ApiError && failure.status === 401 ? signOut() : setLoadError((failure as Error).message)));
+    clientFor(secret)
+      .playground.agents()
+      .then(setAgents)
+      .catch((failure: unknown) => (failure instanceof HarnessApiError && failure.status === 401 ? signOut() : setLoadError((failure as Error).message)));
   }, [secret, agents, signOut]);
 
   // Pick an agent and a conversation when the hash has none, and keep the hash current.

@@ -1,5 +1,8 @@
-import { DefaultChatTransport, type UIMessage } from 'ai';
-import { agentPath, conversationPath } from './api-client.js';
+import { DefaultChatTransport } from 'ai';
+import type { HarnessUIMessage } from './harness-client.js';
+
+const agentPath = (agentId: string) => `/agents/${encodeURIComponent(agentId)}`;
+const conversationPath = (agentId: string, conversationKey: string) => `${agentPath(agentId)}/conversations/${encodeURIComponent(conversationKey)}`;
 
 /**
  * The AI SDK's own transport, pointed at the agent service. The service keeps the history, so
@@ -9,8 +12,8 @@ import { agentPath, conversationPath } from './api-client.js';
  * `GET .../conversations/{key}/stream`; a 404 there (a service without that route) counts as
  * "nothing to resume", like its 204.
  */
-export function createChatTransport(secret: string, agentId: string): DefaultChatTransport<UIMessage> {
-  return new DefaultChatTransport<UIMessage>({
+export function createChatTransport(secret: string, agentId: string): DefaultChatTransport<HarnessUIMessage> {
+  return new DefaultChatTransport<HarnessUIMessage>({
     api: `${agentPath(agentId)}/chat`,
     headers: () => ({ authorization: `Bearer ${secret}` }),
     prepareSendMessagesRequest: ({ id, messages }) => ({ body: { id, messages: messages.slice(-1) } }),

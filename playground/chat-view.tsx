@@ -1,7 +1,7 @@
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 import { type FormEvent, useEffect, useMemo, useRef, useState } from 'react';
-import { type AgentSummary, apiRequest, ApiError, conversationPath, type StoredConversation } from './api-client.js';
+import { type AgentSummary, clientFor, HarnessApiError } from './harness-client.js';
 import { createChatTransport } from './chat-transport.js';
 import { MessageView } from './message-view.js';
 import { isNewConversation } from './session-store.js';
@@ -31,15 +31,15 @@ export function ChatView({ secret, agent, conversationKey }: ChatViewProps) {
   const [loaded, setLoaded] = useState(false);
   const [notice, setNotice] = useState('');
   const listEnd = useRef<HTMLLIElement>(null);
-  const path = conversationPath(agent.agentId, conversationKey);
+  const client = useMemo(() => clientFor(secret), [secret]);
 
   const loadStored = async (): Promise<boolean> => {
     try {
-      const stored = await apiRequest<StoredConversation>(secret, path);
-      if (stored) setMessages(storedToUiMessages(stored.messages));
+      const stored = await client.chat.conversation(agent.agentId, conversationKey);
+      setMessages(storedToUiMessages(stored.messages));
       return true;
     } catch (failure) {
-      if (failure instanceof ApiError && failure.status === 404) return true;
+      if (failure instanceof HarnessApiError && failure.status === 404) return true;
       setNotice(`Could not load the conversation: ${(failure as Error).message}`);
       return false;
     }
@@ -92,10 +92,10 @@ export function ChatView({ secret, agent, conversationKey }: ChatViewProps) {
 
   const cancel = async () => {
     try {
-      await apiRequest(secret, `${path}/cancel`, { method: 'POST' });
+      await client.cancelConversation(agent.agentId, conversationKey);
       setNotice('Cancel requested.');
     } catch (failure) {
-      setNotice(failure instanceof ApiError && failure.status === 409 ? 'Nothing is running.' : `Cancel failed: ${(failure as Error).message}`);
+      setNotice(failure instanceof HarnessApiError && failure.status === 409 ? 'Nothing is running.' : `Cancel failed: ${(failure as Error).message}`);
     }
   };
 

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { apiRequest, type CronJob, type CronRun } from './api-client.js';
+import { clientFor, type CronJob, type CronRun } from './harness-client.js';
 
 interface CronJobsViewProps {
   secret: string;
@@ -19,11 +19,9 @@ export function CronJobsView({ secret }: CronJobsViewProps) {
 
   const load = useCallback(async () => {
     try {
-      const answer = await apiRequest<{ cronJobs: CronJob[] }>(secret, '/playground/api/cron-jobs');
-      const list = answer?.cronJobs ?? [];
-      const entries = await Promise.all(
-        list.map(async (job) => [job.cronJobId, (await apiRequest<{ runs: CronRun[] }>(secret, `/playground/api/cron-jobs/${encodeURIComponent(job.cronJobId)}/runs`))?.runs ?? []] as const),
-      );
+      const client = clientFor(secret);
+      const list = await client.playground.cronJobs();
+      const entries = await Promise.all(list.map(async (job) => [job.cronJobId, await client.playground.cronRuns(job.cronJobId)] as const));
       setJobs(list);
       setRuns(Object.fromEntries(entries));
       setError('');
@@ -38,7 +36,8 @@ export function CronJobsView({ secret }: CronJobsViewProps) {
 
   const change = async (job: CronJob, action: 'pause' | 'resume') => {
     try {
-      await apiRequest(secret, `/playground/api/cron-jobs/${encodeURIComponent(job.cronJobId)}/${action}`, { method: 'POST' });
+      const client = clientFor(secret);
+      await (action === 'pause' ? client.playground.pauseCronJob(job.cronJobId) : client.playground.resumeCronJob(job.cronJobId));
       await load();
     } catch (failure) {
       setError((failure as Error).message);

@@ -1,25 +1,13 @@
-import type { UIMessage } from 'ai';
+import type { HarnessMessageMetadata, HarnessUIMessage } from './harness-client.js';
 import { ToolCallView, type ToolPart } from './tool-call-view.js';
 
 interface MessageViewProps {
-  message: UIMessage;
+  message: HarnessUIMessage;
   onAnswer: (approvalId: string, approved: boolean, reason: string) => void;
 }
 
-interface SettledData {
-  resultId?: string;
-  toolName?: string;
-  status?: string;
-  response?: unknown;
-  error?: unknown;
-}
-
 /** The turn's `start`/`finish` metadata as `useChat` merges it, or a stored message's usage (stored-messages.ts). */
-interface TurnMetadata {
-  status?: string;
-  /** The usage of the turn's model calls; `provider` and `model` name the one that answered last. */
-  usage?: { provider?: string; model?: string };
-}
+type TurnMetadata = HarnessMessageMetadata;
 
 /** "openai/gpt-5" from the usage's provider and model, or undefined when neither was reported. */
 function answeredBy(metadata: TurnMetadata | undefined): string | undefined {
@@ -36,7 +24,7 @@ const statusNotes: Record<string, string> = {
 
 /** One message: text, tool calls, settled async results, its structured output, how its turn ended and which model answered. */
 export function MessageView({ message, onAnswer }: MessageViewProps) {
-  const metadata = message.metadata as TurnMetadata | undefined;
+  const metadata = message.metadata;
   const status = metadata?.status;
   const model = message.role === 'assistant' ? answeredBy(metadata) : undefined;
   return (
@@ -49,7 +37,7 @@ export function MessageView({ message, onAnswer }: MessageViewProps) {
         // `dynamic-tool` part. Both show the same card.
         if (part.type.startsWith('tool-') || part.type === 'dynamic-tool') return <ToolCallView key={index} part={part as unknown as ToolPart} onAnswer={onAnswer} />;
         if (part.type === 'data-async-tool-settled') {
-          const data = (part as { data: SettledData }).data;
+          const data = part.data;
           return (
             <section key={index} className="async-settled" aria-label={`Async result ${data.toolName ?? ''}`}>
               <header>
@@ -65,7 +53,7 @@ export function MessageView({ message, onAnswer }: MessageViewProps) {
           return (
             <section key={index} className="structured-output" aria-label="Structured output">
               <header>Structured output</header>
-              <pre>{JSON.stringify((part as { data: unknown }).data, null, 2)}</pre>
+              <pre>{JSON.stringify(part.data, null, 2)}</pre>
             </section>
           );
         }

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { type AgentSummary, apiRequest } from './api-client.js';
+import { type AgentSummary, clientFor } from './harness-client.js';
 
 interface SignInFormProps {
   onSignedIn: (secret: string, agents: AgentSummary[]) => void;
@@ -16,8 +16,7 @@ export function SignInForm({ onSignedIn }: SignInFormProps) {
     setBusy(true);
     setError(undefined);
     try {
-      const answer = await apiRequest<{ agents: AgentSummary[] }>(secret.trim(), '/playground/api/agents');
-      onSignedIn(secret.trim(), answer?.agents ?? []);
+      onSignedIn(secret.trim(), await clientFor(secret.trim()).playground.agents());
     } catch (failure) {
       setError((failure as Error).message);
     } finally {

@@ -1,9 +1,9 @@
-import type { UIMessage } from 'ai';
+import type { HarnessDataParts, HarnessMessageMetadata, HarnessUIMessage } from './harness-client.js';
 
 /** The synthetic tool call that carries a settled async result back to the model (docs/async-tools.md). */
 export const asyncResultToolName = 'async_tool_result';
 
-type Part = UIMessage['parts'][number];
+type Part = HarnessUIMessage['parts'][number];
 type Record_ = Record<string, unknown>;
 
 const isRecord = (value: unknown): value is Record_ => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -26,11 +26,11 @@ function contentParts(content: unknown): Record_[] {
  * as the message's metadata.
  * This reads stored JSON, not the stream: the stream is `useChat`'s alone.
  */
-export function storedToUiMessages(stored: unknown[]): UIMessage[] {
-  const messages: UIMessage[] = [];
-  let assistant: UIMessage | undefined;
+export function storedToUiMessages(stored: unknown[]): HarnessUIMessage[] {
+  const messages: HarnessUIMessage[] = [];
+  let assistant: HarnessUIMessage | undefined;
   const toolParts = new Map<string, Record_>();
-  const startAssistant = (): UIMessage => {
+  const startAssistant = (): HarnessUIMessage => {
     if (!assistant) {
       assistant = { id: `stored-${messages.length}`, role: 'assistant', parts: [] };
       messages.push(assistant);
@@ -50,7 +50,7 @@ export function storedToUiMessages(stored: unknown[]): UIMessage[] {
     }
     const target = startAssistant();
     // Who answered: the turn's last model call, as the stream's `finish` metadata names it.
-    if (message.role === 'assistant' && isRecord(message.usage)) target.metadata = { usage: message.usage };
+    if (message.role === 'assistant' && isRecord(message.usage)) target.metadata = { usage: message.usage as NonNullable<HarnessMessageMetadata['usage']> };
     for (const part of contentParts(message.content)) {
       if (part.type === 'text' && typeof part.text === 'string') {
         target.parts.push({ type: 'text', text: part.text, state: 'done' });
@@ -68,7 +68,7 @@ export function storedToUiMessages(stored: unknown[]): UIMessage[] {
         Object.assign(toolPart, part.approved === true ? { state: 'approval-responded', approval } : { state: 'output-denied', approval });
       } else if (part.type === 'tool-result') {
         if (part.toolName === asyncResultToolName) {
-          target.parts.push({ type: 'data-async-tool-settled', data: outputValue(part.output) } as Part);
+          target.parts.push({ type: 'data-async-tool-settled', data: outputValue(part.output) as HarnessDataParts['async-tool-settled'] });
           continue;
         }
         const toolPart = toolParts.get(String(part.toolCallId));
@@ -80,13 +80,13 @@ export function storedToUiMessages(stored: unknown[]): UIMessage[] {
       }
     }
     // The turn's structured output, where the stream sends its `data-output` part: after the answer.
-    if ('output' in message) target.parts.push({ type: 'data-output', data: message.output } as Part);
+    if ('output' in message) target.parts.push({ type: 'data-output', data: message.output });
   }
   return messages;
 }
 
 /** The async results a conversation still waits for: outputs that say `processing` with no settled part after them. */
-export function pendingAsyncResults(messages: UIMessage[]): string[] {
+export function pendingAsyncResults(messages: HarnessUIMessage[]): string[] {
   const pending = new Set<string>();
   for (const message of messages) {
     for (const part of message.parts as Record_[]) {

@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from 'ai';
-import { joinUrl } from '../api-client.js';
+import { joinUrl } from '../../client/index.js';
 import { resumableStream, type ResumableStreamOptions } from './resumable-stream.js';
 import { requestUiMessageStream } from './ui-stream-reader.js';
 

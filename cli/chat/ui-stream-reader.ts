@@ -1,12 +1,11 @@
 import type { UIMessageChunk } from 'ai';
-import { createParser } from 'eventsource-parser';
-import { request } from 'undici';
-import { connectionError, errorFromReply } from '../api-client.js';
+import { HarnessClient, HarnessResponseError, parseUiMessageStream as parseChunks, StreamEndedError as ClientStreamEndedError } from '../../client/index.js';
+import { cliError } from '../api-client.js';
 import { CliError } from '../cli-error.js';
 
 /**
- * Reads the AI SDK UI message stream, what chat answers with: SSE `data: <JSON chunk>` events ending
- * with `data: [DONE]`, read with undici and eventsource-parser.
+ * Reads the AI SDK UI message stream, what chat answers with: SSE `data: <JSON chunk>` events
+ * ending with `data: [DONE]`, read by `harness/client`, its failures said as the CLI says them.
  */
 
 /** The stream ended (the connection closed) before `data: [DONE]`. */
@@ -16,17 +15,20 @@ export class StreamEndedError extends CliError {
   }
 }
 
-function parseChunk(data: string): UIMessageChunk {
-  let chunk: unknown;
+/** A stream failure of the client as the CLI's error. */
+function streamError(error: unknown): unknown {
+  if (error instanceof ClientStreamEndedError) return new StreamEndedError();
+  if (error instanceof HarnessResponseError) return new CliError(error.message, { cause: error });
+  return error;
+}
+
+/** The client's chunks, with its stream failures turned into the CLI's errors. */
+async function* asCliStream(chunks: AsyncIterable<UIMessageChunk>): AsyncGenerator<UIMessageChunk, void, undefined> {
   try {
-    chunk = JSON.parse(data);
-  } catch {
-    throw new CliError(`the agent service sent a stream event that is not JSON: ${data.slice(0, 120)}`);
+    yield* chunks;
+  } catch (error) {
+    throw streamError(error);
   }
-  if (typeof chunk !== 'object' || chunk === null || typeof (chunk as { type?: unknown }).type !== 'string') {
-    throw new CliError(`the agent service sent a stream event without a chunk type: ${data.slice(0, 120)}`);
-  }
-  return chunk as UIMessageChunk;
 }
 
 /**
@@ -34,35 +36,11 @@ function parseChunk(data: string): UIMessageChunk {
  * unread, which closes it); throws `StreamEndedError` when the body ends without it.
  * Comments (`: keep-alive`) and events without data are skipped.
  */
-export async function* parseUiMessageStream(
+export function parseUiMessageStream(
   body: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
   onEventId?: (eventId: string) => void,
 ): AsyncGenerator<UIMessageChunk, void, undefined> {
-  const ready: { data: string; id: string | undefined }[] = [];
-  let done = false;
-  const parser = createParser({
-    onEvent: (event) => {
-      if (done) return;
-      if (event.data === '[DONE]') done = true;
-      else if (event.data !== '') ready.push({ data: event.data, id: event.id });
-    },
-  });
-  // A chunk's id is recorded as it is handed on: it is what a resume asks to start after.
-  const take = (event: { data: string; id: string | undefined }): UIMessageChunk => {
-    const chunk = parseChunk(event.data);
-    if (event.id !== undefined && event.id !== '') onEventId?.(event.id);
-    return chunk;
-  };
-  // One decoder for the whole body, so a character split across two reads stays whole.
-  const decoder = new TextDecoder();
-  for await (const bytes of body) {
-    parser.feed(typeof bytes === 'string' ? bytes : decoder.decode(bytes, { stream: true }));
-    for (let event = ready.shift(); event !== undefined; event = ready.shift()) yield take(event);
-    if (done) return;
-  }
-  parser.feed(decoder.decode());
-  for (let event = ready.shift(); event !== undefined; event = ready.shift()) yield take(event);
-  if (!done) throw new StreamEndedError();
+  return asCliStream(parseChunks(body, onEventId) as AsyncIterable<UIMessageChunk>);
 }
 
 export interface UiStreamRequest {
@@ -88,36 +66,30 @@ export interface UiStreamRequest {
 export async function requestUiMessageStream(options: UiStreamRequest & { body: unknown }): Promise<AsyncIterable<UIMessageChunk>>;
 export async function requestUiMessageStream(options: UiStreamRequest): Promise<AsyncIterable<UIMessageChunk> | undefined>;
 export async function requestUiMessageStream(options: UiStreamRequest): Promise<AsyncIterable<UIMessageChunk> | undefined> {
+  const url = new URL(options.url);
+  const baseUrl = url.origin;
+  const client = new HarnessClient({ agentUrl: baseUrl, ...(options.secret ? { secret: options.secret } : {}) });
   const method = options.body === undefined ? 'GET' : 'POST';
-  const headers: Record<string, string> = { accept: 'text/event-stream' };
-  if (method === 'POST') headers['content-type'] = 'application/json';
-  if (options.secret) headers.authorization = `Bearer ${options.secret}`;
-  if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
-  let reply: Awaited<ReturnType<typeof request>>;
+  const errorOptions = { baseUrl, serviceName: 'agent', ...(options.serveCommand ? { serveCommand: options.serveCommand } : {}) };
+  let answer: Response;
   try {
-    reply = await request(options.url, { method, headers, ...(method === 'POST' ? { body: JSON.stringify(options.body) } : {}), signal: options.signal });
+    answer = await client.fetchRaw('agent', method, `${url.pathname}${url.search}`, {
+      accept: 'text/event-stream',
+      ...(method === 'POST' ? { json: options.body } : {}),
+      ...(options.lastEventId === undefined ? {} : { headers: { 'last-event-id': options.lastEventId } }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   } catch (error) {
-    throw connectionError(error, { baseUrl: new URL(options.url).origin, serviceName: 'agent', serveCommand: options.serveCommand });
+    throw cliError(error, errorOptions);
   }
-  const path = new URL(options.url).pathname;
-  if (reply.statusCode >= 400) {
-    const text = await reply.body.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    throw errorFromReply(reply.statusCode, parsed, text, method, path);
-  }
-  if (reply.statusCode === 204) {
-    await reply.body.dump();
+  if (answer.status === 204) {
+    await answer.body?.cancel();
     return undefined;
   }
-  const contentType = String(reply.headers['content-type'] ?? '');
+  const contentType = answer.headers.get('content-type') ?? '';
   if (!contentType.startsWith('text/event-stream')) {
-    await reply.body.dump();
-    throw new CliError(`the agent service answered ${method} ${path} with ${contentType || 'no content type'}, not an event stream (HTTP ${reply.statusCode})`);
+    await answer.body?.cancel();
+    throw new CliError(`the agent service answered ${method} ${url.pathname} with ${contentType || 'no content type'}, not an event stream (HTTP ${answer.status})`);
   }
-  return parseUiMessageStream(reply.body, options.onEventId);
+  return parseUiMessageStream(answer.body ?? [], options.onEventId);
 }

@@ -7,14 +7,10 @@ import { formatFields, printJson, printText } from '../output.js';
 import { parseServiceUrl, serviceUrlFromEnvironment } from '../parse-values.js';
 import { checkProfileName, loadProfiles, profilesPath, saveProfile } from '../profiles.js';
 import { commandOptions, openAccountSession, serveCommand, withJsonOption } from '../session.js';
+import type { Account } from '../../client/index.js';
 
-/** An account as the service shows it (never with its secret, except once at creation). */
-export interface Account {
-  accountId: string;
-  username: string;
-  description: string;
-  createdAt: string;
-}
+/** An account as the service shows it (never with its secret, except once at creation): the API contract's view. */
+export type { Account };
 
 export interface CreateAccountOptions {
   username: string;

@@ -7,14 +7,10 @@ import { formatFields, formatTable, printJson, printText } from '../output.js';
 import { readStdin } from '../read-stdin.js';
 import { commandOptions, openAccountSession, openAgentSession, withJsonOption, type CommonOptions } from '../session.js';
 import { toolRows } from '../tools/tool-rows.js';
+import type { Agent } from '../../client/index.js';
 
 /** An agent as the account service returns it: secrets in `config` are redacted. */
-export interface Agent {
-  agentId: string;
-  config: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Agent };
 
 export const agentPath = (agentId: string): string => `/accounts/me/agents/${encodeURIComponent(agentId)}`;
 

@@ -6,6 +6,7 @@ import { formatFields, printJson, printText } from '../output.js';
 import { commandOptions, openAgentSession, withJsonOption, type CommonOptions } from '../session.js';
 import { printSettledEvent, waitForEvent, withWaitOptions, type WaitFlags } from '../async/wait-for-event.js';
 import { newConversationKey } from './chat.js';
+import type { AsyncSubmitted as AsyncAccepted } from '../../client/index.js';
 
 export interface AsyncOptions extends CommonOptions, WaitFlags {
   message?: string;
@@ -16,11 +17,7 @@ export interface AsyncOptions extends CommonOptions, WaitFlags {
 }
 
 /** `POST /agents/{agentId}/async` answers this at once (202); the turn runs in the background. */
-export interface AsyncAccepted {
-  eventId: string;
-  /** Absolute. */
-  statusUrl: string;
-}
+export type { AsyncAccepted };
 
 /** A tool message with only `tool-approval-response` parts: an `/async` turn's approvals are answered by a new `/async` request carrying it. */
 export function approvalMessage(approve: readonly string[], deny: readonly string[], reason?: string) {

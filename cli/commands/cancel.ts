@@ -3,6 +3,7 @@ import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import { formatFields, printJson, printText } from '../output.js';
 import { commandOptions, openAgentSession, withJsonOption, type CommonOptions } from '../session.js';
+import type { CancelAnswer } from '../../client/index.js';
 
 export interface CancelOptions extends CommonOptions {
   conversation?: string;
@@ -10,15 +11,7 @@ export interface CancelOptions extends CommonOptions {
 }
 
 /** The service's answer to a cancel request. */
-export interface CancelAnswer {
-  cancelled: boolean;
-  conversationKey?: string;
-  eventId?: string;
-  turnId?: string;
-  state?: string;
-  closedApprovals?: string[];
-  closedAsyncTools?: string[];
-}
+export type { CancelAnswer };
 
 /** The cancel route of an event, or of a conversation of an agent. */
 export function cancelPath(target: { eventId: string } | { agentId: string; conversationKey: string }): string {

@@ -4,6 +4,7 @@ import { ApiError, CliError, UsageError } from '../cli-error.js';
 import { printJson, printText } from '../output.js';
 import { readStdin } from '../read-stdin.js';
 import { commandOptions, openAgentSession, withJsonOption, type CommonOptions } from '../session.js';
+import type { CompletionAnswer as CompletionReply } from '../../client/index.js';
 
 export interface CompleteOptions extends CommonOptions {
   response?: string;
@@ -11,13 +12,7 @@ export interface CompleteOptions extends CommonOptions {
 }
 
 /** What `POST /async-tools/{resultId}/complete` answers: the row's status and whether the parent turn continues. */
-export interface CompletionReply {
-  resultId: string;
-  status: string;
-  /** `accepted`: this completion started the parent's continuation. */
-  continuation: 'waiting_for_async_tools' | 'accepted' | string;
-  pendingCount?: number;
-}
+export type { CompletionReply };
 
 export type CompletionBody = { status: 'completed'; response: Record<string, unknown> } | { status: 'failed'; error: string };
 

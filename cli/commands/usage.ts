@@ -2,22 +2,11 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { formatTable, printJson, printText } from '../output.js';
 import { commandOptions, openAccountSession, withJsonOption, type CommonOptions } from '../session.js';
+import type { UsageReport } from '../../client/index.js';
 
-/** One row of `GET /accounts/me/usage`. */
-export interface UsageRow {
-  agentId: string;
-  day: string;
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  turns: number;
-}
-
-export interface UsageReport {
-  from: string;
-  to: string;
-  usage: UsageRow[];
-}
+/** `GET /accounts/me/usage` and one of its rows: the API contract's views. */
+export type { UsageReport };
+export type UsageRow = UsageReport['usage'][number];
 
 export type UsageOptions = CommonOptions & { from?: string; to?: string };
 
@@ -29,9 +18,9 @@ function parseDay(value: string): string {
 /** A table per day and agent, then one line with the totals of the range. */
 export function formatUsage(report: UsageReport): string {
   if (report.usage.length === 0) return `No token usage from ${report.from} to ${report.to}.\n`;
-  const cells = (row: Omit<UsageRow, 'agentId' | 'day'>) => [String(row.inputTokens), String(row.outputTokens), String(row.totalTokens), String(row.turns)];
+  const cells = (row: Omit<UsageRow, 'agentId' | 'day'>) => [String(row.inputTokens), String(row.outputTokens), String(row.totalTokens), String(row.turns ?? 0)];
   const total = report.usage.reduce(
-    (sum, row) => ({ inputTokens: sum.inputTokens + row.inputTokens, outputTokens: sum.outputTokens + row.outputTokens, totalTokens: sum.totalTokens + row.totalTokens, turns: sum.turns + row.turns }),
+    (sum, row) => ({ inputTokens: sum.inputTokens + row.inputTokens, outputTokens: sum.outputTokens + row.outputTokens, totalTokens: sum.totalTokens + row.totalTokens, turns: sum.turns + (row.turns ?? 0) }),
     { inputTokens: 0, outputTokens: 0, totalTokens: 0, turns: 0 },
   );
   const rows = [...report.usage.map((row) => [row.day, row.agentId, ...cells(row)]), ['total', '', ...cells(total)]];

@@ -1,9 +1,9 @@
-import type { CronJobView as CronJob, CronRun } from '../../server/core/cron-jobs/index.js';
+import type { CronJob, CronRun } from '../../client/index.js';
 import { formatFields, formatTable } from '../output.js';
 import { formatInZone } from './zoned-time.js';
 
-/** A cron job and a run as the account service returns them: the core's own view types, so the two cannot drift. */
-export type { CronJobView as CronJob, CronRun } from '../../server/core/cron-jobs/index.js';
+/** A cron job and a run as the account service returns them: the API contract's views. */
+export type { CronJob, CronRun } from '../../client/index.js';
 
 /** The jobs table: the next run in the job's zone and in the user's. */
 export function cronJobsTable(jobs: readonly CronJob[], localZone: string): string {

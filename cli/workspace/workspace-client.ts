@@ -1,21 +1,10 @@
-import { request } from 'undici';
-import { connectionError, errorFromReply, joinUrl } from '../api-client.js';
-import { CliError } from '../cli-error.js';
+import type { WorkspaceFile, WorkspaceListing } from '../../client/index.js';
+import { type ApiClient, createApiClient } from '../api-client.js';
 
 /** A file in a workspace, as the account service lists it. */
-export interface RemoteFile {
-  path: string;
-  size: number;
-  modifiedAt: string;
-}
+export type RemoteFile = WorkspaceFile;
 
-export interface RemoteListing {
-  agentId: string;
-  workspace: string;
-  path: string;
-  files: RemoteFile[];
-  truncated: boolean;
-}
+export type RemoteListing = WorkspaceListing;
 
 export interface WorkspaceClientOptions {
   accountUrl: string;
@@ -26,66 +15,27 @@ export interface WorkspaceClientOptions {
   serveCommand?: string;
 }
 
-/** A workspace path as URL segments: each segment encoded, the slashes kept. */
-function encodePath(path: string): string {
-  return path.split('/').map(encodeURIComponent).join('/');
-}
-
-/**
- * The workspace file routes of the account service. Uploads and downloads are raw bytes,
- * which the JSON `ApiClient` does not carry, so this talks to undici itself and reuses the
- * client's error mapping.
- */
+/** One workspace's files on the account service, through `harness/client`'s workspace calls (raw bytes up and down). */
 export class WorkspaceClient {
-  private readonly base: string;
+  private readonly service: ApiClient;
 
   constructor(private readonly options: WorkspaceClientOptions) {
-    this.base = `/accounts/me/agents/${encodeURIComponent(options.agentId)}/workspaces/${encodeURIComponent(options.workspace)}/files`;
+    this.service = createApiClient({ baseUrl: options.accountUrl, serviceName: 'account', secret: options.secret, ...(options.serveCommand ? { serveCommand: options.serveCommand } : {}) });
   }
 
-  private async send(method: 'GET' | 'PUT' | 'DELETE', path: string, body?: Buffer): Promise<Buffer> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.options.secret}` };
-    if (body) headers['content-type'] = 'application/octet-stream';
-    let reply: Awaited<ReturnType<typeof request>>;
-    try {
-      reply = await request(joinUrl(this.options.accountUrl, path), { method, headers, body });
-    } catch (error) {
-      throw connectionError(error, { baseUrl: this.options.accountUrl, serviceName: 'account', serveCommand: this.options.serveCommand });
-    }
-    const bytes = Buffer.from(await reply.body.arrayBuffer());
-    if (reply.statusCode >= 400) {
-      const text = bytes.toString('utf8');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      throw errorFromReply(reply.statusCode, parsed, text, method, path);
-    }
-    return bytes;
+  list(path?: string): Promise<RemoteListing> {
+    return this.service.call((client) => client.workspace.list(this.options.agentId, this.options.workspace, path));
   }
 
-  async list(path?: string): Promise<RemoteListing> {
-    const query = path && path !== '.' ? `?path=${encodeURIComponent(path)}` : '';
-    const bytes = await this.send('GET', `${this.base}${query}`);
-    try {
-      return JSON.parse(bytes.toString('utf8')) as RemoteListing;
-    } catch (error) {
-      throw new CliError('the account service sent a workspace listing that is not JSON', { cause: error });
-    }
+  async download(path: string): Promise<Buffer> {
+    return Buffer.from(await this.service.call((client) => client.workspace.download(this.options.agentId, this.options.workspace, path)));
   }
 
-  download(path: string): Promise<Buffer> {
-    return this.send('GET', `${this.base}/${encodePath(path)}`);
-  }
-
-  async upload(path: string, content: Buffer): Promise<{ path: string; bytes: number }> {
-    const bytes = await this.send('PUT', `${this.base}/${encodePath(path)}`, content);
-    return JSON.parse(bytes.toString('utf8')) as { path: string; bytes: number };
+  upload(path: string, content: Buffer): Promise<{ path: string; bytes: number }> {
+    return this.service.call((client) => client.workspace.upload(this.options.agentId, this.options.workspace, path, content));
   }
 
   async remove(path: string): Promise<void> {
-    await this.send('DELETE', `${this.base}/${encodePath(path)}`);
+    await this.service.call((client) => client.workspace.delete(this.options.agentId, this.options.workspace, path));
   }
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,17 @@ const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The fixture model's key in every benchmark. */
 export const benchModelKey = 'sk-bench-0123456789abcdef';
+
+/** CPU time a process has used so far, in ms (Linux `/proc`, 10 ms ticks); undefined elsewhere. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Start a child process and read the JSON line it prints once it listens. */
 export async function startChild(args: string[], environment: Record<string, string> = {}): Promise<{ child: ResultPromise; ready: Record<string, string> }> {

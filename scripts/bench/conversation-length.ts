@@ -10,13 +10,12 @@
  *
  * `--postgres`: the service stores on a throwaway PostgreSQL server instead of lowdb files.
  */
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createOpenAI } from '@ai-sdk/openai';
 import { type ModelMessage, streamText, toUIMessageStream, type UIMessageChunk } from 'ai';
 import { requestUiMessageStream } from '../../cli/chat/ui-stream-reader.js';
 import { startPostgresServer, type PostgresServer } from '../../test/support/postgres-server.js';
-import { benchModelKey, startBenchStack, type BenchStack } from './bench-processes.js';
+import { benchModelKey, processCpuMs, startBenchStack, type BenchStack } from './bench-processes.js';
 
 export interface ConversationLengthResult {
   storage: 'lowdb' | 'postgres';
@@ -40,17 +39,6 @@ export interface ConversationLengthResult {
    * process's CPU per turn minus this process's CPU per bare call (Linux only).
    */
   cpu?: { serviceShortMs: number; serviceLongMs: number; bareShortMs: number; bareLongMs: number; overheadShortMs: number; overheadLongMs: number; overheadRatio: number };
-}
-
-/** CPU time a process has used so far, in ms (Linux `/proc`, 10 ms ticks); undefined elsewhere. */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 function ownCpuMs(): number {

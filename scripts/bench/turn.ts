@@ -1,14 +1,14 @@
 /**
  * A harness SSE turn against a bare `streamText` call on the same fixture model (zero
  * latency), measured in one run: time per turn at concurrency 1, and throughput at 32.
- * Targets: ≤ 1.3× the bare time per turn, ≥ 0.7× the bare throughput (the harness may cost
- * little over the model call it wraps).
+ * Targets: ≤ 1.3× the bare time per turn (≤ 1.5× for issue 25), ≥ 0.85× the bare throughput
+ * (the harness may cost little over the model call it wraps).
  */
 import { performance } from 'node:perf_hooks';
 import { createOpenAI } from '@ai-sdk/openai';
 import { streamText, toUIMessageStream, type UIMessageChunk } from 'ai';
 import { requestUiMessageStream } from '../../cli/chat/ui-stream-reader.js';
-import { benchModelKey, startBenchStack } from './bench-processes.js';
+import { benchModelKey, processCpuMs, startBenchStack } from './bench-processes.js';
 
 type Run = (index: number) => Promise<void>;
 
@@ -75,6 +75,12 @@ export interface TurnBenchResult {
   bareTurnsPerSecond32: number;
   harnessTurnsPerSecond32: number;
   throughputRatio: number;
+  /**
+   * The service process's CPU per harness turn over the concurrency-32 rounds (warm-up
+   * included; Linux only). Steadier than the times on a machine shared with other work, and
+   * what bounds the throughput when the service's one thread is the busiest of the three.
+   */
+  serviceCpuMsPerTurn?: number;
 }
 
 /**
@@ -102,7 +108,11 @@ export async function runTurnBench(sequentialTurns = 400, concurrentTurns = 1280
       if (last?.type !== 'finish') throw new Error(`the turn ended with ${JSON.stringify(last)}`);
     };
     const sequential = await timeSequential(sequentialTurns, 10, bare, harness);
+    const cpuBefore = processCpuMs(stack.servicePid);
     const concurrent = await throughput(concurrentTurns, 4, 32, bare, harness);
+    const cpuAfter = processCpuMs(stack.servicePid);
+    // The service is idle during the bare rounds: its CPU is the harness turns' (and the 32 of the warm-up).
+    const serviceCpuMsPerTurn = cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / (Math.ceil(concurrentTurns / 4) * 4 + 32) : undefined;
     const result: TurnBenchResult = {
       bareMsPerTurn: sequential.bare.mean,
       harnessMsPerTurn: sequential.harness.mean,
@@ -113,11 +123,13 @@ export async function runTurnBench(sequentialTurns = 400, concurrentTurns = 1280
       bareTurnsPerSecond32: concurrent.bare,
       harnessTurnsPerSecond32: concurrent.harness,
       throughputRatio: concurrent.harness / concurrent.bare,
+      ...(serviceCpuMsPerTurn !== undefined ? { serviceCpuMsPerTurn } : {}),
     };
     console.log(`turn: harness SSE turn vs bare streamText, same fixture model, ${modelLatencyMs} ms model latency (bare and harness in alternating rounds)`);
-    console.log(`  concurrency 1, mean:   bare ${result.bareMsPerTurn.toFixed(2)} ms/turn, harness ${result.harnessMsPerTurn.toFixed(2)} ms/turn, ratio ${result.timeRatio.toFixed(2)}x (target <= 1.3x)`);
+    console.log(`  concurrency 1, mean:   bare ${result.bareMsPerTurn.toFixed(2)} ms/turn, harness ${result.harnessMsPerTurn.toFixed(2)} ms/turn, ratio ${result.timeRatio.toFixed(2)}x (target <= 1.3x; issue 25: <= 1.5x)`);
     console.log(`  concurrency 1, median: bare ${result.bareMedianMs.toFixed(2)} ms/turn, harness ${result.harnessMedianMs.toFixed(2)} ms/turn, ratio ${result.medianTimeRatio.toFixed(2)}x`);
-    console.log(`  concurrency 32: bare ${result.bareTurnsPerSecond32.toFixed(0)} turns/s, harness ${result.harnessTurnsPerSecond32.toFixed(0)} turns/s, ratio ${result.throughputRatio.toFixed(2)}x (target >= 0.7x)`);
+    console.log(`  concurrency 32: bare ${result.bareTurnsPerSecond32.toFixed(0)} turns/s, harness ${result.harnessTurnsPerSecond32.toFixed(0)} turns/s, ratio ${result.throughputRatio.toFixed(2)}x (target >= 0.85x)`);
+    if (serviceCpuMsPerTurn !== undefined) console.log(`  service CPU per harness turn at concurrency 32: ${serviceCpuMsPerTurn.toFixed(2)} ms`);
     return result;
   } finally {
     await stack.close();

@@ -2,6 +2,7 @@ import type { AgentConfig } from '../agent-config/agent-config-schema.js';
 import type { ConfigCipher } from '../secrets/config-encryption.js';
 import type { TableStore } from '../storage/table-store.js';
 import type { Agent, StoredAgent } from './agent.js';
+import { DecryptedConfigs } from './decrypted-configs.js';
 
 /** Where a stored config belongs: bound into the ciphertext as associated data. */
 function associatedData(accountId: string, agentId: string): string {
@@ -10,13 +11,20 @@ function associatedData(accountId: string, agentId: string): string {
 
 /** Agents, one partition per account; configs are encrypted here and nowhere else. */
 export class AgentsRepository {
+  /** Every turn reads its agent: the decryption is skipped while the stored ciphertext is unchanged. */
+  private readonly decrypted: DecryptedConfigs;
+
   constructor(
     private readonly table: TableStore<StoredAgent>,
     private readonly cipher: ConfigCipher,
-  ) {}
+    decrypted?: DecryptedConfigs,
+  ) {
+    this.decrypted = decrypted ?? new DecryptedConfigs();
+  }
 
   private decrypt(stored: StoredAgent): Agent {
-    const config = this.cipher.decrypt<AgentConfig>(stored.encryptedConfig, associatedData(stored.accountId, stored.agentId));
+    const { accountId, agentId, encryptedConfig } = stored;
+    const config = this.decrypted.get(accountId, agentId, encryptedConfig, () => this.cipher.decrypt<AgentConfig>(encryptedConfig, associatedData(accountId, agentId)));
     return { accountId: stored.accountId, agentId: stored.agentId, config, createdAt: stored.createdAt, updatedAt: stored.updatedAt };
   }
 
@@ -48,5 +56,6 @@ export class AgentsRepository {
   /** Delete if still at `expectedVersion`. */
   async delete(accountId: string, agentId: string, expectedVersion: number): Promise<void> {
     await this.table.write(accountId, [{ type: 'delete', key: agentId, expectedVersion }]);
+    this.decrypted.forget(accountId, agentId);
   }
 }

@@ -5,38 +5,26 @@ import type { TableStore, VersionedRow, WriteDecision } from './table-store.js';
 const defaultAttempts = 200;
 
 /**
- * Read rows of a partition and write a batch decided from them, atomically with respect to
- * the rows read. A backend that can hold the partition from the read to the write
- * (`TableStore.readAndWrite`: PostgreSQL's partition lock) runs `decide` once, racing callers
- * queueing in the database. Otherwise it is `modifyRows`: the batch must be conditional on the
- * versions `decide` saw, and is decided again on fresh rows after a conflict.
+ * Read rows of a partition (`keys`: those that exist are passed; omitted, the whole partition in
+ * `list` order) and write the batch `decide` makes of them, atomically with respect to the rows
+ * read; a throw from `decide` writes nothing. Resolves with what `decide` answered.
  */
-export async function readAndWrite<T, Result>(
+export type PartitionReadAndWrite = <T, Result>(
   table: TableStore<T>,
   partition: string,
   keys: string[] | undefined,
   decide: (rows: VersionedRow<T>[]) => WriteDecision<T, Result>,
-  attempts = defaultAttempts,
-): Promise<Result> {
-  if (table.readAndWrite) return table.readAndWrite(partition, keys, decide);
-  return modifyRows(table, partition, keys, decide, attempts);
-}
+  attempts?: number,
+) => Promise<Result>;
 
 /**
- * Optimistic read-and-write on every backend: read the rows (`keys`: those that exist are
- * passed; omitted, the whole partition), decide a batch conditional on their versions, write
- * it; a batch that meets a concurrent change is decided again on fresh rows, and after
- * `attempts` rounds `ConditionalWriteExhaustedError` is thrown. For a write that rarely races,
- * where PostgreSQL's partition lock would cost more round trips than a rare second round.
+ * Optimistic on every backend: the batch must be conditional on the versions `decide` saw; one
+ * that meets a concurrent change is decided again on fresh rows, and after `attempts` rounds
+ * `ConditionalWriteExhaustedError` is thrown. For a write that rarely races, where PostgreSQL's
+ * partition lock would cost more round trips than a rare second round.
  */
-export function modifyRows<T, Result>(
-  table: TableStore<T>,
-  partition: string,
-  keys: string[] | undefined,
-  decide: (rows: VersionedRow<T>[]) => WriteDecision<T, Result>,
-  attempts = defaultAttempts,
-): Promise<Result> {
-  return retryOnConflict(
+export const modifyRows: PartitionReadAndWrite = (table, partition, keys, decide, attempts = defaultAttempts) =>
+  retryOnConflict(
     { table: table.name, key: partition },
     async () => {
       const rows = keys === undefined ? await table.list(partition) : await readKeys(table, partition, keys);
@@ -46,7 +34,14 @@ export function modifyRows<T, Result>(
     },
     { attempts },
   );
-}
+
+/**
+ * A backend that can hold the partition from the read to the write (`TableStore.readAndWrite`:
+ * PostgreSQL's partition lock) runs `decide` once, racing callers queueing in the database;
+ * otherwise this is `modifyRows`.
+ */
+export const readAndWrite: PartitionReadAndWrite = (table, partition, keys, decide, attempts = defaultAttempts) =>
+  table.readAndWrite ? table.readAndWrite(partition, keys, decide) : modifyRows(table, partition, keys, decide, attempts);
 
 /**
  * Read, change and write one row with compare-and-set, retrying when another writer got

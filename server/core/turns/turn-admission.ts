@@ -7,7 +7,14 @@ import type { TransportKind } from '../tools/tool-context.js';
 import type { AccountUsage } from '../usage/account-usage.js';
 import type { RunTokenBudget } from '../usage/run-token-budget.js';
 import type { TurnInput } from './turn-input.js';
-import type { AccountReading, TurnLimits } from './turn-types.js';
+import type { AccountReading, TurnLimits, TurnRequest } from './turn-types.js';
+
+/** A turn that passed admission: its agent, its run's token budget, and the slot to give back when it ends. */
+export interface AdmittedTurn {
+  agent: Agent;
+  budget: RunTokenBudget | undefined;
+  giveBack: () => void;
+}
 
 /** Transports where a person waits on the turn: these count against concurrent turns. */
 const interactiveTransports = new Set<TransportKind>(['sse', 'json', 'nats']);
@@ -53,6 +60,38 @@ export class TurnAdmission {
 
   constructor(private readonly options: TurnAdmissionOptions) {
     this.slots = options.slots ?? (options.limits ? new MemorySlotPool(options.limits.maxConcurrentTurnsPerAccount) : undefined);
+  }
+
+  /**
+   * Everything a user message or approval answers passes before its turn starts: the input's
+   * size, the account, the daily token budget, the agent (`loadAgent`), the transport, and a
+   * concurrent-turn slot. The reads do not depend on each other, so they are issued together
+   * (on PostgreSQL each is a round trip; one after another they were most of the wait before
+   * the model call). A refusal is the one the checks made one at a time would give (the same
+   * order: account, budget, agent, transport, slot), and a slot taken meanwhile is given back.
+   */
+  async admit(request: TurnRequest, loadAgent: () => Promise<Agent>): Promise<AdmittedTurn> {
+    this.checkInput(request.input);
+    const { accountId, input, accountReadByRequest, transport } = request;
+    const [account, budget, agent, slot] = await Promise.allSettled([
+      this.checkAccount(accountId, accountReadByRequest),
+      // Approval answers too: each one runs the model again, so a spent budget refuses it (429).
+      this.openBudget(accountId, input, accountReadByRequest),
+      loadAgent(),
+      this.takeSlot(accountId, transport),
+    ]);
+    const giveBack = slot.status === 'fulfilled' ? slot.value : () => undefined;
+    try {
+      if (account.status === 'rejected') throw account.reason;
+      if (budget.status === 'rejected') throw budget.reason;
+      if (agent.status === 'rejected') throw agent.reason;
+      this.checkTransport(agent.value, transport);
+      if (slot.status === 'rejected') throw slot.reason;
+      return { agent: agent.value, budget: budget.value, giveBack };
+    } catch (error) {
+      giveBack();
+      throw error;
+    }
   }
 
   /** Refuse input over the size limit (413), before anything is queued or stored. */
