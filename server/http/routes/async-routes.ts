@@ -8,26 +8,12 @@ import { documentedBody } from '../openapi/documented-body.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams, serviceIdParams } from '../schemas.js';
 import { asyncSubmittedView, completionAnswerView, documentedChatBody, statusRowView } from '../turn-views.js';
+import { completionBody } from '../../../contract/run-control-views.js';
 
 /** The absolute status URL of an event, on the address the client used to reach us. */
 export function statusUrl(request: FastifyRequest, eventId: string): string {
   return `${request.protocol}://${request.host}/status/${eventId}`;
 }
-
-const completionBody = {
-  type: 'object',
-  required: ['status'],
-  additionalProperties: false,
-  properties: {
-    status: { type: 'string', enum: ['completed', 'failed'] },
-    response: { type: 'object', description: "The tool's output, with `completed`." },
-    error: { type: 'string', minLength: 1, maxLength: 10_000, description: 'Why the tool failed, with `failed`.' },
-  },
-  oneOf: [
-    { properties: { status: { const: 'completed' } }, required: ['response'], not: { required: ['error'] } },
-    { properties: { status: { const: 'failed' } }, required: ['error'], not: { required: ['response'] } },
-  ],
-} as const;
 
 /** `POST /agents/{agentId}/async`, `GET /status/{eventId}` and the async-tool completion endpoint. */
 export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): void {
