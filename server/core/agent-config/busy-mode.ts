@@ -1,3 +1,4 @@
+import { busyModes } from '../../../contract/turn-views.js';
 import { InvalidRequestError } from '../errors.js';
 
 /**
@@ -9,7 +10,7 @@ import { InvalidRequestError } from '../errors.js';
  * - `steer`: handed to the running turn at its next step boundary; `queue` when it has none left;
  * - `interrupt`: the running turn is cancelled (what it streamed is kept, marked) and this one starts.
  */
-export const busyModes = ['reject', 'queue', 'collect', 'steer', 'interrupt'] as const;
+export { busyModes };
 export type BusyMode = (typeof busyModes)[number];
 
 /** What applied to a message that met a running turn: its mode, and the run it met (or was handed to). */
