@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Coordination } from './core/coordination/coordination.js';
 import { coordinationSettingsFromEnvironment } from './core/coordination/postgres/coordination-settings.js';
 import { postgresCoordination } from './core/coordination/postgres/postgres-coordination.js';
-import { createHarnessCore } from './core/harness-core.js';
+import { createHarnessCore } from './core/composition/harness-core.js';
 import { silentLogger } from './core/logger.js';
 import { defineInfrastructure } from './core/infrastructure.js';
 import { probeBubblewrap } from './core/sandbox/bubblewrap-probe.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFixtureModel, type FixtureModelServer } from '../fixtures/model-server/fixture-model-server.js';
 import { inMemoryCoordination } from '../server/core/coordination/coordination.js';
 import { type CancelTarget, InMemoryRunningTurns, type RunningTurn } from '../server/core/coordination/running-turns.js';
-import { createHarnessCore, type HarnessCore } from '../server/core/harness-core.js';
+import { createHarnessCore, type HarnessCore } from '../server/core/composition/harness-core.js';
 import { defineInfrastructure } from '../server/core/infrastructure.js';
 import { defaultServiceLimits } from '../server/core/limits/service-limits.js';
 import { defaultSandboxSettings } from '../server/core/sandbox/sandbox-settings.js';

@@ -4,7 +4,7 @@ import { startFixtureModel, type FixtureModelServer } from '../fixtures/model-se
 import { startFixtureSearch, type FixtureSearchServer } from '../fixtures/search-server/fixture-search-server.js';
 import type { CronRun, CronRunLauncher } from '../server/core/cron-jobs/index.js';
 import { ManualClock } from '../server/core/cron-jobs/test-support/manual-clock.js';
-import { createHarnessCore, type HarnessCore } from '../server/core/harness-core.js';
+import { createHarnessCore, type HarnessCore } from '../server/core/composition/harness-core.js';
 import { defineInfrastructure } from '../server/core/infrastructure.js';
 import { openTestStorage } from './support/test-storage.js';
 import { buildAccountService } from '../server/http/account-service.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { HarnessCore } from '../core/harness-core.js';
+import type { HarnessCore } from '../core/composition/harness-core.js';
 import { type AppOptions, createApp } from './create-app.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerCancelRoutes } from './routes/cancel-routes.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccountRecord } from '../core/accounts/account.js';
 import { UnauthorizedError } from '../core/errors.js';
-import type { HarnessCore } from '../core/harness-core.js';
+import type { HarnessCore } from '../core/composition/harness-core.js';
 import { bearerToken } from './bearer.js';
 import { documentBearer } from './openapi/route-defaults.js';
 

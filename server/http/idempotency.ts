@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConflictError } from '../core/errors.js';
-import type { HarnessCore } from '../core/harness-core.js';
+import type { HarnessCore } from '../core/composition/harness-core.js';
 import type { IdempotencyClaim } from '../core/idempotency/idempotent-requests.js';
 import type { IdempotentRoute, StoredAnswer, StreamedTurn } from '../core/idempotency/idempotency-record.js';
 import { idempotencyKeyHeader, parseIdempotencyKey, requestFingerprint } from '../core/idempotency/request-fingerprint.js';

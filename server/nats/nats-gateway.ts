@@ -7,7 +7,7 @@ import { isValidConversationKey } from '../core/conversations/conversation.js';
 import { parseBearerToken } from '../core/auth/bearer-token.js';
 import { InvalidRequestError, UnauthorizedError } from '../core/errors.js';
 import { viewError } from '../core/errors-view.js';
-import type { HarnessCore } from '../core/harness-core.js';
+import type { HarnessCore } from '../core/composition/harness-core.js';
 import { takeBudget } from '../core/limits/take-budget.js';
 import type { Logger } from '../core/logger.js';
 import { parseChatBody } from '../core/runs/chat-body.js';

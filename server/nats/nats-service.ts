@@ -1,5 +1,5 @@
 import { hkdfSync } from 'node:crypto';
-import type { HarnessCore } from '../core/harness-core.js';
+import type { HarnessCore } from '../core/composition/harness-core.js';
 import type { Logger } from '../core/logger.js';
 import { accountNatsCredentials } from './account-nats-credentials.js';
 import type { ChunkRetentionSettings } from './chunk-retention-settings.js';

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { createHarnessCore, type HarnessCore } from '../../server/core/harness-core.js';
+import { createHarnessCore, type HarnessCore } from '../../server/core/composition/harness-core.js';
 import { defineInfrastructure } from '../../server/core/infrastructure.js';
 import type { Logger } from '../../server/core/logger.js';
 import type { BubblewrapStatus } from '../../server/core/sandbox/bubblewrap-probe.js';

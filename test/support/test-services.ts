@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createHarnessCore, type HarnessCore, type HarnessCoreOptions } from '../../server/core/harness-core.js';
+import { createHarnessCore, type HarnessCore, type HarnessCoreOptions } from '../../server/core/composition/harness-core.js';
 import { defineInfrastructure } from '../../server/core/infrastructure.js';
 import type { Storage } from '../../server/core/storage/table-store.js';
 import { openTestStorage } from './test-storage.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../core/errors.js';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { loadPlaygroundAssets, type PlaygroundAsset } from './playground-assets.js';
 import { registerPlaygroundApiRoutes } from './playground-api-routes.js';

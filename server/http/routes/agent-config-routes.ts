@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams, agentView } from '../schemas.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { parseChatBody } from '../../core/runs/chat-body.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';

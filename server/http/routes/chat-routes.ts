@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isValidConversationKey, pendingApprovals } from '../../core/conversations/conversation.js';
 import { NotFoundError, RateLimitedError, TurnFailedError, UpstreamError } from '../../core/errors.js';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { chunkEventId } from '../../core/turns/chunk-log.js';
 import { parseChatBody } from '../../core/runs/chat-body.js';
 import { wantsEventStream } from '../stream-negotiation.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { CronJobInput, CronJobPatch } from '../../core/cron-jobs/index.js';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { cronJobCreateBody, cronJobListView, cronJobPatchBody, cronJobView, cronRunListView, cronRunView } from '../../../contract/cron-job-views.js';

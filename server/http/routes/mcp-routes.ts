@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { askToolName, createAgentMcpServer } from '../../core/mcp/agent-mcp-server.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorBody } from '../error-handler.js';

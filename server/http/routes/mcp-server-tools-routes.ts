@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { listMcpServerTools } from '../../core/mcp/mcp-server-tools.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../core/errors.js';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import type { NatsCredentialsView } from '../../nats/nats-protocol.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidConversationKey } from '../../core/conversations/conversation.js';
 import { InvalidRequestError } from '../../core/errors.js';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { chunkEventId, parseChunkEventId, type LoggedTurnState, type TurnAddress } from '../../core/turns/chunk-log.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { documentedBody } from '../openapi/documented-body.js';
 import { errorResponse, errorResponses } from '../openapi/error-responses.js';
 

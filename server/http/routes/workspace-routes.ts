@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/errors.js';
-import type { HarnessCore } from '../../core/harness-core.js';
+import type { HarnessCore } from '../../core/composition/harness-core.js';
 import type { WorkspaceAddress } from '../../core/sandbox/workspace-files.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
