@@ -1,5 +1,6 @@
 import { busyModes } from '../../../contract/turn-views.js';
 import { InvalidRequestError } from '../errors.js';
+import { type TransportKind, transports } from '../transports/transports.js';
 
 /**
  * What a new user message does when its conversation already has a turn running
@@ -21,11 +22,12 @@ export interface BusyApplied {
 }
 
 /**
- * The mode when neither the request nor the agent chose one: a chat user's burst of lines is
- * one question (`collect`); every other way in runs each message in turn (`queue`).
+ * The mode when neither the request nor the agent chose one, the transports table's
+ * `defaultBusy`: a chat user's burst of lines is one question (`collect`); every other way in
+ * runs each message in turn (`queue`).
  */
-export function defaultBusyMode(transport: string): BusyMode {
-  return transport === 'channel' ? 'collect' : 'queue';
+export function defaultBusyMode(transport: TransportKind): BusyMode {
+  return transports[transport].defaultBusy;
 }
 
 export function isBusyMode(value: unknown): value is BusyMode {

@@ -1,4 +1,4 @@
-import type { TransportKind } from '../tools/tool-context.js';
+import type { TransportKind } from '../transports/transports.js';
 import type { TurnOverrides } from '../agent-config/run-overrides.js';
 
 export type AsyncExecution = 'same-invocation' | 'external-dispatch';

@@ -6,7 +6,7 @@ import { NotFoundError } from '../errors.js';
 import type { BusyConversations } from './busy-conversations.js';
 import { type BusyApplied, type BusyMode, defaultBusyMode } from '../agent-config/busy-mode.js';
 import { traceparentField } from '../telemetry/traceparent.js';
-import type { TransportKind } from '../tools/tool-context.js';
+import type { TransportKind } from '../transports/transports.js';
 import type { TurnInput } from '../turns/turn-input.js';
 import type { TurnOverrides } from '../agent-config/run-overrides.js';
 import { noUsage, type TokenUsage } from '../usage/token-usage.js';

@@ -4,7 +4,7 @@ import type { PendingApprovalView } from '../conversations/conversation.js';
 import type { BusyApplied, BusyMode } from '../agent-config/busy-mode.js';
 import type { TurnInput } from '../turns/turn-input.js';
 import type { TurnOverrides } from '../agent-config/run-overrides.js';
-import type { TransportKind } from '../tools/tool-context.js';
+import type { TransportKind } from '../transports/transports.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 
 /**

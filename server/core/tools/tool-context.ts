@@ -1,10 +1,11 @@
 import type { Logger } from '../logger.js';
 import type { ProviderTools } from '../model/provider-tools.js';
 import type { ProviderName } from '../model/providers/provider-registry.js';
+import type { TransportKind } from '../transports/transports.js';
 import type { UnavailableTools } from './unavailable-tools.js';
 
-/** Where a turn came from; decides approval and async behaviour. */
-export type TransportKind = 'sse' | 'json' | 'async' | 'nats' | 'channel' | 'cron';
+/** Kept while other folders move their import to transports/ (the table's home); remove once none imports it from here. */
+export type { TransportKind } from '../transports/transports.js';
 
 /** Service-wide settings the tool factories may read: the operator's, never the account's. */
 export interface ToolEnvironment {

@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { PendingAsyncToolView } from '../async-tools/async-tool-result.js';
-import type { TransportKind } from '../tools/tool-context.js';
+import type { TransportKind } from '../transports/transports.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 
 /** Why a cancel request closed what a run waited on (stored on the row and on the async calls it closed). */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AccountDisabledError } from '../accounts/account-status.js';
 import type { Agent } from '../agents/agent.js';
-import { NotFoundError, RateLimitedError } from '../errors.js';
+import { InvalidRequestError, NotFoundError, RateLimitedError } from '../errors.js';
 import type { SlotPool } from '../limits/slot-pool.js';
+import { transportKinds } from '../transports/transports.js';
 import { TurnAdmission } from './turn-admission.js';
 import type { TurnLimits, TurnRequest } from './turn-types.js';
 
@@ -96,5 +97,36 @@ describe('TurnAdmission.admit', () => {
     await expect(admission.admit(request(), missing)).rejects.toBeInstanceOf(NotFoundError);
     first.giveBack();
     expect(slots.held).toBe(0);
+  });
+});
+
+describe('TurnAdmission per transport (the transports table)', () => {
+  const withExternalDispatch: Agent = { ...agent, config: { tools: { lookup: { async: true, execution: 'external-dispatch' } } } as unknown as Agent['config'] };
+
+  it('takes a concurrent-turn slot only for the transports a person waits on', async () => {
+    const taken: string[] = [];
+    for (const transport of transportKinds) {
+      const slots = recordingSlots([]);
+      const admission = new TurnAdmission({ limits, slots });
+      const giveBack = await admission.takeSlot('acc_on', transport);
+      if (slots.held > 0) taken.push(transport);
+      giveBack();
+    }
+    expect(taken).toEqual(['sse', 'json', 'nats']);
+  });
+
+  it('refuses an agent with external-dispatch tools on SSE only', () => {
+    const admission = new TurnAdmission({});
+    const refused = transportKinds.filter((transport) => {
+      try {
+        admission.checkTransport(withExternalDispatch, transport);
+        return false;
+      } catch (error) {
+        expect(error).toBeInstanceOf(InvalidRequestError);
+        return true;
+      }
+    });
+    expect(refused).toEqual(['sse']);
+    expect(() => admission.checkTransport(agent, 'sse')).not.toThrow();
   });
 });

@@ -3,7 +3,7 @@ import type { Agent } from '../agents/agent.js';
 import { InvalidRequestError, PayloadTooLargeError, RateLimitedError } from '../errors.js';
 import { MemorySlotPool, type SlotPool } from '../limits/slot-pool.js';
 import { isEnabled } from '../tools/build-tools.js';
-import type { TransportKind } from '../tools/tool-context.js';
+import { type TransportKind, transports } from '../transports/transports.js';
 import type { AccountUsage } from '../usage/account-usage.js';
 import type { RunTokenBudget } from '../usage/run-token-budget.js';
 import type { TurnInput } from './turn-input.js';
@@ -15,9 +15,6 @@ export interface AdmittedTurn {
   budget: RunTokenBudget | undefined;
   giveBack: () => void;
 }
-
-/** Transports where a person waits on the turn: these count against concurrent turns. */
-const interactiveTransports = new Set<TransportKind>(['sse', 'json', 'nats']);
 
 function messageCharacters(input: TurnInput | undefined): number {
   if (input?.kind !== 'user') return 0;
@@ -124,9 +121,9 @@ export class TurnAdmission {
     return this.options.tokenBudget?.openRunBudget(accountId, { refuseWhenSpent: input !== undefined, ...(sameAccount ? { readByRequest: sameAccount } : {}) });
   }
 
-  /** Refuses a transport that cannot carry this agent's tools. */
+  /** Refuses a transport that cannot carry this agent's tools (the transports table's `externalDispatch`). */
   checkTransport(agent: Agent, transport: TransportKind): void {
-    if (transport !== 'sse') return;
+    if (transports[transport].externalDispatch) return;
     const tool = usesExternalDispatch(agent);
     if (tool) {
       throw new InvalidRequestError(
@@ -136,12 +133,13 @@ export class TurnAdmission {
   }
 
   /**
-   * Takes one of the account's concurrent-turn slots for an interactive transport (429 when
-   * none is free). Returns the function that gives it back; background transports take none.
+   * Takes one of the account's concurrent-turn slots for an interactive transport (one a
+   * person waits on, per the transports table; 429 when none is free). Returns the function
+   * that gives it back; background transports take none.
    */
   async takeSlot(accountId: string, transport: TransportKind): Promise<() => void> {
     const limits = this.options.limits;
-    if (!limits || !this.slots || !interactiveTransports.has(transport)) return () => undefined;
+    if (!limits || !this.slots || !transports[transport].interactive) return () => undefined;
     const outcome = await this.slots.take(accountId);
     if (!outcome.taken) {
       throw new RateLimitedError(`This account already has ${outcome.active} turns running; the limit is ${limits.maxConcurrentTurnsPerAccount}.`, 1);

@@ -2,7 +2,7 @@ import type { ModelMessage, UIMessageChunk } from 'ai';
 import type { PendingAsyncToolView } from '../async-tools/async-tool-result.js';
 import type { PendingApprovalView } from '../conversations/conversation.js';
 import type { BusyApplied, BusyMode } from '../agent-config/busy-mode.js';
-import type { TransportKind } from '../tools/tool-context.js';
+import type { TransportKind } from '../transports/transports.js';
 import type { TokenUsage } from '../usage/token-usage.js';
 import type { TurnInput, TurnStatus } from './turn-input.js';
 import type { TurnOverrides } from '../agent-config/run-overrides.js';
