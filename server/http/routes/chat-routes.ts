@@ -3,6 +3,7 @@ import { isValidConversationKey, pendingApprovals } from '../../core/conversatio
 import { NotFoundError, RateLimitedError, TurnFailedError, UpstreamError } from '../../core/errors.js';
 import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { chunkEventId } from '../../core/turns/chunk-log.js';
+import { transports } from '../../core/transports/transports.js';
 import { parseChatBody } from '../../core/runs/chat-body.js';
 import { wantsEventStream } from '../stream-negotiation.js';
 import { runTurnToEnd } from '../../core/runs/run-turn-to-end.js';
@@ -102,6 +103,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
           const account = currentAccount(request);
           const { conversationKey, input, form, continuesMessageId, overrides, busy } = parseChatBody(request.body);
           const wantsStream = wantsEventStream(request.headers.accept, form);
+          const transport = wantsStream ? 'sse' : 'json';
           const turn = await core.turns.start({
             accountId: account.accountId,
             agentId: request.params.agentId,
@@ -109,8 +111,8 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             input,
             ...(overrides ? { overrides } : {}),
             ...(busy ? { busy } : {}),
-            transport: wantsStream ? 'sse' : 'json',
-            approvalPolicy: 'ask',
+            transport,
+            approvalPolicy: transports[transport].approvals.policy,
             accountReadByRequest: accountReadingOf(account),
           });
           // Known before the turn's first byte: the handle a client cancels the running turn by.
