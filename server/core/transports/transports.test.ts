@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { transportKinds, transportMeaning, transports, transportsMarkdown, type TransportKind } from './transports.js';
+import { deliveredTransport, transportKinds, transportMeaning, transports, transportsMarkdown, type TransportKind } from './transports.js';
 
 const where = (rule: (kind: TransportKind) => boolean) => transportKinds.filter(rule);
 
@@ -25,6 +25,7 @@ describe('the transports table', () => {
   it('delivers continuations to the chunk log (SSE), the reply subject (NATS) and the chat (channels); the rest only to the status row', () => {
     const targets = Object.fromEntries(transportKinds.map((kind) => [kind, transportMeaning(kind).continuationGoesTo]));
     expect(targets).toEqual({ sse: 'chunk-log', json: 'status-row', async: 'status-row', nats: 'reply-subject', channel: 'chat-reply', cron: 'status-row' });
+    expect(where((kind) => deliveredTransport(kind) !== undefined)).toEqual(['sse', 'nats', 'channel']);
   });
 
   it('gathers a burst of lines into one turn on channels (collect) and queues elsewhere', () => {

@@ -103,6 +103,14 @@ export const transports = {
   },
 } as const satisfies Record<TransportKind, TransportMeaning>;
 
+/** The transports whose continuations have a delivery of their own (the chunk log, the reply subject, the chat); the others' go to the status row only. */
+export type DeliveredTransport = { [Kind in TransportKind]: (typeof transports)[Kind]['continuationGoesTo'] extends 'status-row' ? never : Kind }[TransportKind];
+
+/** `transport` when its continuations have a delivery of their own, else undefined. */
+export function deliveredTransport(transport: TransportKind): DeliveredTransport | undefined {
+  return transports[transport].continuationGoesTo === 'status-row' ? undefined : (transport as DeliveredTransport);
+}
+
 /** The meaning of one transport. */
 export function transportMeaning(transport: TransportKind): TransportMeaning {
   return transports[transport];
