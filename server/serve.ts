@@ -4,12 +4,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Coordination } from './core/coordination/coordination.js';
 import { coordinationSettingsFromEnvironment } from './core/coordination/postgres/coordination-settings.js';
 import { postgresCoordination } from './core/coordination/postgres/postgres-coordination.js';
+import { coreSettingsFromEnvironment } from './core/composition/core-settings.js';
 import { createHarnessCore } from './core/composition/harness-core.js';
 import { silentLogger } from './core/logger.js';
 import { defineInfrastructure } from './core/infrastructure.js';
 import { probeBubblewrap } from './core/sandbox/bubblewrap-probe.js';
 import { probeCgroups } from './core/sandbox/sandbox-cgroups.js';
-import { sandboxSettingsFromEnvironment } from './core/sandbox/sandbox-settings.js';
 import { sandboxStartReport } from './core/sandbox/sandbox-start-report.js';
 import { loadRuntimeSecrets } from './core/secrets/runtime-secrets.js';
 import { lockDataFolder } from './core/storage/data-folder-lock.js';
@@ -65,7 +65,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
     accountPort: options.accountPort,
     agentPort: options.agentPort,
   });
-  const sandboxSettings = sandboxSettingsFromEnvironment();
+  // Every setting of the core, read once here; the core never reads the environment.
+  const coreSettings = coreSettingsFromEnvironment(process.env);
+  const { sandboxSettings } = coreSettings;
   const infrastructure = defineInfrastructure(settings.stage);
   const storageSettings = storageSettingsFromEnvironment();
   await makeFolderDurably(settings.dataDir);
@@ -108,7 +110,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServices
           logger: logger ?? silentLogger,
           replicaName,
         }) : undefined;
-    const core = createHarnessCore({ storage, infrastructure, secrets, logger, bucketFolder, bubblewrap, sandboxSettings, sandboxCgroups, coordination });
+    const core = createHarnessCore({ ...coreSettings, storage, infrastructure, secrets, logger, bucketFolder, bubblewrap, sandboxCgroups, coordination });
     // Before core.start(): boot recovery may hand NATS continuations to the gateway.
     const natsService = await startNatsService({ settings: options.nats ?? readNatsSettings(), retentionShare: chunkRetentionSettingsFromEnvironment(), core, dataDir: settings.dataDir, adminSecret: secrets.adminSecret, logger: logger?.child({ service: 'nats' }) ?? core.logger });
     nats = natsService;

@@ -90,7 +90,8 @@ describe('a disabled account', () => {
       const [dispatch] = worker.dispatches;
       const settled = await stack.core.asyncSettlement.settle(dispatch!.resultId, { status: 'completed', response: { done: true } }, 'endpoint', account.accountId);
       expect(settled.claimed).toBe(true);
-      stack.core.continuations.dispatch(settled.group!);
+      // What a settling completion does with its claim: the continuation goes to the run queue.
+      await stack.core.asyncCompletions.resume(settled.group!);
       await stack.idle();
       expect(stack.model.callCount()).toBe(calls);
       expect(await stack.core.asyncRequests.status(account.accountId, answer.eventId)).toMatchObject({ status: 'failed', error: 'This account is disabled; it runs no turns.' });

@@ -11,6 +11,7 @@ import type { HarnessCore } from '../core/composition/harness-core.js';
 import { takeBudget } from '../core/limits/take-budget.js';
 import type { Logger } from '../core/logger.js';
 import { parseChatBody } from '../core/runs/chat-body.js';
+import type { ContinuationDelivery } from '../core/runs/continuation-dispatcher.js';
 import { runTurnToEnd } from '../core/runs/run-turn-to-end.js';
 import type { StartedTurn } from '../core/turns/turn-types.js';
 import type { ChunkLog } from '../core/turns/chunk-log.js';
@@ -60,6 +61,8 @@ export interface NatsGateway {
   state(): NatsLinkState;
   /** The chunk stream as the core's chunk log: SSE turns are stored and resumed through it. */
   chunkLog: ChunkLog;
+  /** The `nats` continuation delivery: a continuation streams to the reply subject stored with its group. */
+  continuationDelivery: ContinuationDelivery;
   /** Resolves once nothing waits to be published (tests, shutdown). */
   idle(): Promise<void>;
   /** Stops taking requests, ends open replays, and waits for queued chunks (bounded). */
@@ -293,7 +296,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
   }
 
   // A continuation (run by the core's background worker) streams to the subject stored with its group.
-  core.continuations.register('nats', {
+  const continuationDelivery: ContinuationDelivery = {
     stream: (group, turnId) => {
       const replySubject = continuationSubject(group);
       if (replySubject === undefined) {
@@ -307,7 +310,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
       const replySubject = continuationSubject(group);
       if (replySubject !== undefined) refuse(replySubject, error);
     },
-  });
+  };
   const stopConnected = link.onConnected((connection) =>
     subscribe(connection).catch((error: unknown) => log('error', { error: (error as Error).message }, 'the NATS gateway could not subscribe; it tries again on the next connection')),
   );
@@ -317,6 +320,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
 
   return {
     chunkLog: new JetStreamChunkLog({ publisher, connection: () => link.current() }),
+    continuationDelivery,
     state(): NatsLinkState {
       const linkState = link.state();
       if (linkState !== 'connected') return linkState;

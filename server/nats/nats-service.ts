@@ -105,8 +105,11 @@ export async function startNatsService(options: StartNatsServiceOptions): Promis
     });
   }
   const gateway = createNatsGateway({ core, link, logger, retention: options.retention, retentionShare: options.retentionShare, replayIdleTimeoutMilliseconds: options.replayIdleTimeoutMilliseconds });
-  // SSE turns are logged in the chunk stream from now on, so any replica can resume them.
+  // The one place the core is extended after it was built: NATS starts after the core (its
+  // gateway runs the core's turns), and once it does, SSE turns are logged in the chunk stream
+  // (so any replica can resume them) and NATS continuations stream to their reply subjects.
   core.chunkLog.use(gateway.chunkLog);
+  core.continuationDeliveries.nats = gateway.continuationDelivery;
   link.start();
   const urls =
     server !== undefined

@@ -18,22 +18,26 @@ export function viewAgent(agent: Agent): AgentView {
 }
 
 /** Agent configs: validated, secrets kept across redacted round trips, encrypted at rest. */
+export interface AgentsOptions {
+  now?: () => Date;
+  /** Run on every config written (PUT and PATCH), after the schema: the service's settings (outbound policy, MCP bounds, output schemas). */
+  configChecks?: AgentConfigCheck[];
+  /** Asked before an agent is deleted (cron jobs that still name it). */
+  deletionGuards?: AgentDeletionGuard[];
+}
+
 export class Agents {
-  private readonly deletionGuards: AgentDeletionGuard[] = [];
-  private readonly configChecks: AgentConfigCheck[] = [];
+  private readonly deletionGuards: AgentDeletionGuard[];
+  private readonly configChecks: AgentConfigCheck[];
+  private readonly now: () => Date;
 
   constructor(
     private readonly repository: AgentsRepository,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
-
-  addDeletionGuard(guard: AgentDeletionGuard): void {
-    this.deletionGuards.push(guard);
-  }
-
-  /** Runs `check` on every config written (PUT and PATCH), after the schema. */
-  addConfigCheck(check: AgentConfigCheck): void {
-    this.configChecks.push(check);
+    options: AgentsOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.configChecks = options.configChecks ?? [];
+    this.deletionGuards = options.deletionGuards ?? [];
   }
 
   private validate(config: unknown): AgentConfig {

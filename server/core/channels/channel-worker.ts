@@ -1,7 +1,7 @@
 import { AccountDisabledError } from '../accounts/account-status.js';
 import type { Agents } from '../agents/agents.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
-import type { ContinuationDispatcher } from '../runs/continuation-dispatcher.js';
+import type { ContinuationDelivery } from '../runs/continuation-dispatcher.js';
 import { type ChannelDeliveryJob, channelDeliveryJobKey } from './channel-delivery-job.js';
 import { inMemoryJobQueues } from '../coordination/bounded-job-queue.js';
 import type { JobQueue, JobQueueFactory } from '../coordination/job-queue.js';
@@ -12,6 +12,7 @@ import { annotateActiveSpan } from '../telemetry/spans.js';
 import { runTurnToEnd } from '../runs/run-turn-to-end.js';
 import type { TurnResult } from '../turns/turn-types.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
+import { transports } from '../transports/transports.js';
 import type { ReplyTarget } from './channel-adapter.js';
 import { getChannelAdapter, isChannelProvider } from './channel-registry.js';
 import { channelConfigOf } from './channel-config.js';
@@ -26,7 +27,6 @@ export interface ChannelWorkerOptions {
   agents: Agents;
   turns: TurnRunner;
   deliveries: ChannelDeliveriesRepository;
-  continuations: ContinuationDispatcher;
   logger: Logger;
   now: () => Date;
   fetch?: typeof fetch;
@@ -65,11 +65,13 @@ export class ChannelWorker {
 
   constructor(private readonly options: ChannelWorkerOptions) {
     this.queue = (options.queues ?? inMemoryJobQueues)((job: ChannelDeliveryJob) => this.run(job), options.concurrency ?? 4, { name: 'channel-deliveries', keyOf: channelDeliveryJobKey });
-    options.continuations.register('channel', {
-      finished: (group, result) => this.replyToContinuation(group, replyTextsFor(result), result.status),
-      failedToStart: (group, error) => this.continuationFailedToStart(group, error),
-    });
   }
+
+  /** The `channel` continuation delivery: the continuation's answer is posted where the turn came from. */
+  readonly continuationDelivery: ContinuationDelivery = {
+    finished: (group, result) => this.replyToContinuation(group, replyTextsFor(result), result.status),
+    failedToStart: (group, error) => this.continuationFailedToStart(group, error),
+  };
 
   /** Processes an accepted delivery in the background. */
   enqueue(ref: DeliveryRef): void {
@@ -133,7 +135,7 @@ export class ChannelWorker {
         conversationKey: channelConversationKey(delivery.provider, delivery.conversationId),
         input: { kind: 'user', message: { role: 'user', content: delivery.text } },
         transport: 'channel',
-        approvalPolicy: 'deny',
+        approvalPolicy: transports.channel.approvals.policy,
         denialReason: channelDenialReason,
         replyTarget: { ...delivery.replyTarget, provider: delivery.provider },
       });

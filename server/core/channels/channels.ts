@@ -21,7 +21,7 @@ export interface ChannelsOptions extends Omit<ChannelWorkerOptions, 'deliveries'
   accountCheck?: AccountStatusCheck;
 }
 
-/** Wires the channel pieces; registers the `channel` continuation handler. */
+/** Wires the channel pieces; the worker is also the `channel` continuation delivery (`worker.continuationDelivery`). */
 export function createChannels(options: ChannelsOptions): Channels {
   const deliveries = new ChannelDeliveriesRepository(options.table);
   const worker = new ChannelWorker({ ...options, deliveries });

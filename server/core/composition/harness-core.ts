@@ -1,90 +1,53 @@
-import { MemoryChunkLog } from '../turns/memory-chunk-log.js';
-import { ResumeAdmission } from '../stream-resumes/resume-admission.js';
-import { type ResumeLimits, resumeLimitsFromEnvironment } from '../stream-resumes/resume-settings.js';
-import { SwitchableChunkLog } from '../turns/switchable-chunk-log.js';
-import { AccountsRepository } from '../accounts/accounts-repository.js';
-import { Accounts } from '../accounts/accounts.js';
-import { signupSettingsFromEnvironment, type SignupSettings } from '../accounts/signup-policy.js';
-import type { StoredAgent } from '../agents/agent.js';
-import { AgentsRepository } from '../agents/agents-repository.js';
-import { Agents } from '../agents/agents.js';
-import type { AsyncRequestRecord } from '../runs/status-row.js';
-import { AsyncRequestTransitions } from '../runs/status-row-transitions.js';
-import { AsyncRequests, viewAsyncRequest } from '../runs/async-requests.js';
-import { AsyncRequestsRepository } from '../runs/status-rows-repository.js';
-import { recoverAsyncWork, type RecoveryReport } from '../runs/async-recovery.js';
-import type { AsyncTableRow } from '../async-tools/async-tool-result.js';
-import { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
-import { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
-import { AsyncSettlement } from '../async-tools/async-settlement.js';
-import { ContinuationDispatcher } from '../runs/continuation-dispatcher.js';
-import { BackgroundWorker } from '../runs/background-worker.js';
-import { type ConversationRow, ConversationsRepository } from '../conversations/conversations-repository.js';
-import type { ChannelDelivery } from '../channels/channel-deliveries-repository.js';
-import { createChannels, type Channels } from '../channels/channels.js';
-import { CompletionWebhooks } from '../completion-webhooks/completion-webhooks.js';
-import { WebhookDeliveriesRepository } from '../completion-webhooks/webhook-deliveries-repository.js';
-import type { WebhookDelivery } from '../completion-webhooks/webhook-delivery.js';
-import { type WebhookSettings, webhookSettingsFromEnvironment } from '../completion-webhooks/webhook-settings.js';
-import type { CronTableRow } from '../cron-jobs/cron-job.js';
-import { asyncTurnLauncher, CronJobs, CronJobsRepository, CronScheduler, type CronRunLauncher, type SchedulerClock, systemClock } from '../cron-jobs/index.js';
+import type { Accounts } from '../accounts/accounts.js';
+import type { Agents } from '../agents/agents.js';
+import type { AsyncSettlement } from '../async-tools/async-settlement.js';
+import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
+import type { Channels } from '../channels/channels.js';
+import type { CompletionWebhooks } from '../completion-webhooks/completion-webhooks.js';
+import type { ConversationsRepository } from '../conversations/conversations-repository.js';
 import { type Coordination, inMemoryCoordination } from '../coordination/coordination.js';
-import type { InfrastructureDefinition } from '../infrastructure.js';
-import { type Logger, silentLogger } from '../logger.js';
-import { ConfigCipher } from '../secrets/config-encryption.js';
-import type { RuntimeSecrets } from '../secrets/runtime-secrets.js';
-import type { Storage } from '../storage/table-store.js';
-import { type ToolEnvironment, toolEnvironmentFrom } from '../tools/tool-context.js';
-import { saveConversation } from '../turns/save-conversation.js';
-import { TurnAdmission } from '../turns/turn-admission.js';
-import { RunCancellation } from '../runs/run-cancellation.js';
 import type { RunningTurns } from '../coordination/running-turns.js';
-import { TurnRunner } from '../turns/turn-runner.js';
-import { BusyConversations } from '../runs/busy-conversations.js';
-import { busySettingsFromEnvironment, type BusySettings } from '../runs/busy-settings.js';
-import { ConversationInbox, type InboxEntry } from '../runs/conversation-inbox.js';
-import { type TurnSettings, turnSettingsFromEnvironment } from '../turns/turn-settings.js';
-import type { BubblewrapStatus } from '../sandbox/bubblewrap-probe.js';
-import type { CgroupSupport } from '../sandbox/sandbox-cgroups.js';
-import { type SandboxSettings, sandboxSettingsFromEnvironment } from '../sandbox/sandbox-settings.js';
-import { sandboxToolSource } from '../sandbox/sandbox-tool-source.js';
-import { WorkspaceFiles } from '../sandbox/workspace-files.js';
-import { skillsToolSource } from '../skills/load-skill-tool.js';
-import { subagentToolSource } from '../subagents/run-subagent-tool.js';
-import type { RateBudget } from '../limits/rate-budget.js';
-import { limitsFromEnvironment, type ServiceLimits } from '../limits/service-limits.js';
-import { createModelFetch } from '../model/model-fetch.js';
-import { type ModelSettings, modelSettingsFromEnvironment } from '../model/model-settings.js';
-import { type ChannelSettings, channelSettingsFromEnvironment } from '../channels/channel-settings.js';
-import { AccountUsage } from '../usage/account-usage.js';
-import { DailyTokenBudget } from '../usage/daily-token-budget.js';
-import { UsageRepository, type UsageRow } from '../usage/usage-repository.js';
-import { checkAgentDestinations } from '../agent-config/agent-destinations.js';
-import { UntrustedJsonSchemas } from '../json-schema/untrusted-json-schemas.js';
-import { StructuredOutput } from '../structured-output/structured-output.js';
-import { checkMcpServerCount } from '../mcp/mcp-config-schema.js';
-import { McpConnections } from '../mcp/mcp-connections.js';
-import { type McpSettings, mcpSettingsFromEnvironment } from '../mcp/mcp-settings.js';
-import { mcpToolSource } from '../mcp/mcp-tool-source.js';
-import { OutboundPolicy } from '../outbound/outbound-policy.js';
+import { asyncTurnLauncher, CronJobs, CronScheduler, type CronRunLauncher, type SchedulerClock, systemClock } from '../cron-jobs/index.js';
 import { IdempotencyKeysRepository } from '../idempotency/idempotency-keys-repository.js';
 import type { IdempotencyRecord } from '../idempotency/idempotency-record.js';
-import { type IdempotencySettings, idempotencySettingsFromEnvironment } from '../idempotency/idempotency-settings.js';
 import { IdempotentRequests } from '../idempotency/idempotent-requests.js';
-import { outboundSettingsFromEnvironment, type OutboundSettings } from '../outbound/outbound-settings.js';
+import type { InfrastructureDefinition } from '../infrastructure.js';
+import type { RateBudget } from '../limits/rate-budget.js';
+import type { ServiceLimits } from '../limits/service-limits.js';
+import { type Logger, silentLogger } from '../logger.js';
+import type { McpConnections } from '../mcp/mcp-connections.js';
+import type { AsyncRequests } from '../runs/async-requests.js';
+import type { RecoveryReport } from '../runs/async-recovery.js';
+import type { BackgroundWorker } from '../runs/background-worker.js';
+import type { ContinuationDeliveries } from '../runs/continuation-dispatcher.js';
+import type { RunCancellation } from '../runs/run-cancellation.js';
+import type { BubblewrapStatus } from '../sandbox/bubblewrap-probe.js';
+import type { CgroupSupport } from '../sandbox/sandbox-cgroups.js';
+import { WorkspaceFiles } from '../sandbox/workspace-files.js';
+import type { RuntimeSecrets } from '../secrets/runtime-secrets.js';
+import type { Storage } from '../storage/table-store.js';
+import { ResumeAdmission } from '../stream-resumes/resume-admission.js';
+import type { SwitchableChunkLog } from '../turns/switchable-chunk-log.js';
+import type { TurnRunner } from '../turns/turn-runner.js';
+import type { AccountUsage } from '../usage/account-usage.js';
+import { buildAccountsAndAgents } from './build-accounts-and-agents.js';
+import { buildRuns } from './build-runs.js';
+import { type CoreSettings, coreSettingsWith } from './core-settings.js';
+import { startCore, stopCore } from './core-lifecycle.js';
 
-export interface HarnessCoreOptions {
+/**
+ * What the core is built from. The settings (`CoreSettings`: limits, outbound policy, model,
+ * MCP, webhooks...) are read once by `serve` (`coreSettingsFromEnvironment`) and given here;
+ * any left out take their defaults. The core never reads the environment.
+ */
+export interface HarnessCoreOptions extends Partial<CoreSettings> {
   storage: Storage;
   infrastructure: InfrastructureDefinition;
   secrets: RuntimeSecrets;
   logger?: Logger;
   now?: () => Date;
-  /** Service-wide tool settings; default: from the environment (ALPHA_API_KEY, ALPHA_BASE_URL...). */
-  toolEnvironment?: ToolEnvironment;
   /** Retries of a failed model call (default 2; tests use 0). */
   modelMaxRetries?: number;
-  /** Rate limits and size limits; default: `HARNESS_LIMIT_*` over the defaults. */
-  limits?: ServiceLimits;
   /** Concurrent jobs of the background worker (`/async`, cron runs, continuations; default 4). */
   asyncWorkerConcurrency?: number;
   /** Bound on same-invocation async work in one turn (default 5 minutes). */
@@ -93,22 +56,10 @@ export interface HarnessCoreOptions {
   bucketFolder?: string;
   /** What `probeBubblewrap()` found at service start; omitted means not probed, so bash is unavailable (unless the unsafe opt-in is set). */
   bubblewrap?: BubblewrapStatus;
-  /** The operator's sandbox settings; default: `HARNESS_SANDBOX_*` over the defaults. */
-  sandboxSettings?: SandboxSettings;
   /** What `probeCgroups()` found at service start; omitted means bash is limited per process only. */
   sandboxCgroups?: CgroupSupport;
   /** The cron scheduler's clock (default: the real one); tests move time by hand. */
   cronClock?: SchedulerClock;
-  /** Where accounts' outbound calls may go; default: `HARNESS_OUTBOUND_POLICY` and `HARNESS_OUTBOUND_ALLOW`. */
-  outbound?: OutboundSettings;
-  /** Bounds on one model call's answer; default: `HARNESS_MODEL_MAX_RESPONSE_BYTES` and `HARNESS_MODEL_MAX_RESPONSE_MS`. */
-  model?: ModelSettings;
-  /** Bounds on what a turn's model calls leave behind; default: `HARNESS_TURN_*`. */
-  turns?: TurnSettings;
-  /** Bounds on channel providers' API answers; default: `HARNESS_CHANNEL_*`. */
-  channelSettings?: ChannelSettings;
-  /** Who may sign up and how often; default: `HARNESS_SIGNUP` and `HARNESS_LIMIT_SIGNUPS_PER_MINUTE`. */
-  signup?: SignupSettings;
   /** Wraps how cron runs start (tests simulate a crash between claiming a slot and submitting). */
   wrapCronLauncher?: (launcher: CronRunLauncher) => CronRunLauncher;
   /**
@@ -117,21 +68,12 @@ export interface HarnessCoreOptions {
    * (`postgresCoordination`, chosen by `serve` from the storage kind).
    */
   coordination?: Coordination;
-  /** How completion webhooks are sent and retried; default: `HARNESS_WEBHOOK_*` over the defaults. */
-  webhooks?: WebhookSettings;
-  /** Timeouts, tool-list lifetime and pool bounds of MCP connections; default: `HARNESS_MCP_*` over the defaults. */
-  mcp?: McpSettings;
-  /** Open stream resumes and NATS replays per account and per turn; default: `HARNESS_LIMIT_RESUMES_*` over the defaults. */
-  resumes?: ResumeLimits;
-  /** How long `Idempotency-Key` answers are kept and how a retry waits; default: `HARNESS_IDEMPOTENCY_*` over the defaults. */
-  idempotency?: IdempotencySettings;
-  /** Messages that may wait for a conversation's running turn; default: `HARNESS_BUSY_*` over the defaults. */
-  busy?: BusySettings;
 }
 
 /**
  * Everything the service does, wired once and shared by the account and agent services (and
- * by anything else that drives the core: workers, the scheduler, tests).
+ * by anything else that drives the core: workers, the scheduler, tests). Each route is given
+ * the members it uses (`Pick<HarnessCore, ...>`).
  */
 export interface HarnessCore {
   infrastructure: InfrastructureDefinition;
@@ -150,7 +92,8 @@ export interface HarnessCore {
   chunkLog: SwitchableChunkLog;
   /** Bounds the stream resumes and NATS replays open at once, per account and per turn (this process). */
   resumeAdmission: ResumeAdmission;
-  continuations: ContinuationDispatcher;
+  /** Each transport's continuation delivery (SSE, channels; NATS adds its own when its gateway starts). */
+  continuationDeliveries: ContinuationDeliveries;
   asyncRequests: AsyncRequests;
   /** Cancel requests: stop a running turn on any replica, or close a run that waits. */
   cancellation: RunCancellation;
@@ -178,207 +121,55 @@ export interface HarnessCore {
   stop(): Promise<void>;
 }
 
+/** Builds the core: every part once, each with its dependencies as constructor inputs. */
 export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
   const now = options.now ?? (() => new Date());
-  const { tables } = options.infrastructure;
-  const coordination = options.coordination ?? inMemoryCoordination();
   const logger = options.logger ?? silentLogger;
-  const limits = options.limits ?? limitsFromEnvironment();
-  const { budgets } = coordination;
-  const rateLimiters = {
-    turns: budgets.perMinute('turns', limits.turnRequestsPerMinute),
-    completions: budgets.perMinute('completions', limits.completionRequestsPerMinute),
-    webhooks: budgets.perMinute('webhooks', limits.webhookRequestsPerMinute),
-  };
-  const signup = options.signup ?? signupSettingsFromEnvironment();
-  const outbound = new OutboundPolicy(options.outbound ?? outboundSettingsFromEnvironment());
-  const cipher = new ConfigCipher(options.secrets.configEncryptionSecret);
-  const accounts = new Accounts(new AccountsRepository(options.storage.table(tables.accounts)), options.secrets.adminSecret, now, signup, budgets.perMinute('signups', signup.perMinutePerClient));
-  const agents = new Agents(new AgentsRepository(options.storage.table<StoredAgent>(tables.agents), cipher), now);
-  agents.addConfigCheck((config) => checkAgentDestinations(outbound, config));
-  const mcpSettings = options.mcp ?? mcpSettingsFromEnvironment();
-  agents.addConfigCheck((config) => checkMcpServerCount(config.mcp, mcpSettings.maxServersPerAgent));
-  const usageRepository = new UsageRepository(options.storage.table<UsageRow>(tables.usage));
-  const budget = new DailyTokenBudget({ repository: usageRepository, defaultTokensPerDay: limits.tokensPerDay, accountTokensPerDay: (accountId) => accounts.tokensPerDay(accountId), now });
-  const usage = new AccountUsage({ repository: usageRepository, budget, logger, now });
-  const conversations = new ConversationsRepository(options.storage.table<ConversationRow>(tables.conversations));
-  const requestsRepository = new AsyncRequestsRepository(options.storage.table<AsyncRequestRecord>(tables.events));
-  const transitions = new AsyncRequestTransitions(requestsRepository, now);
-  const asyncRepository = new AsyncToolResultsRepository(options.storage.table<AsyncTableRow>(tables.asyncToolResults));
-  const asyncSettlement = new AsyncSettlement(asyncRepository, now);
-  const continuations = new ContinuationDispatcher(logger);
-  const asyncCompletions = new AsyncToolCompletions(asyncSettlement, continuations);
-  const bubblewrap = options.bubblewrap ?? { available: false, reason: 'bubblewrap was not probed' };
-  const sandboxSettings = options.sandboxSettings ?? sandboxSettingsFromEnvironment();
-  // Its own sockets, ended when the service stops: an MCP server can then stop at once too.
-  const mcpFetch = outbound.createOwnFetch('mcp');
-  // Every JSON Schema someone else wrote (MCP tools' output schemas) is compiled here: linear-time patterns, bounded.
-  const untrustedSchemas = new UntrustedJsonSchemas();
-  // config.model.output's schemas are compiled when the agent is put: a 400 then, not at its first turn.
-  agents.addConfigCheck((config) => void (config.model?.output && new StructuredOutput(config.model.output, untrustedSchemas, 'config.model.output')));
-  const mcpConnections = new McpConnections(mcpSettings, mcpFetch.fetch, logger, untrustedSchemas);
-  // The tools that come from their own config keys, never from config.tools.
-  const toolSources = [
-    sandboxToolSource({ bucketFolder: options.bucketFolder, bubblewrap, settings: sandboxSettings, cgroups: options.sandboxCgroups }),
-    subagentToolSource(() => turns),
-    skillsToolSource({ bucketFolder: options.bucketFolder }),
-    mcpToolSource(mcpConnections, mcpSettings.maxServersPerAgent),
-  ];
-  const busy = new BusyConversations({
-    runningTurns: coordination.runningTurns,
-    inbox: new ConversationInbox(options.storage.table<InboxEntry>(tables.conversationInbox)),
-    maxWaitingPerConversation: (options.busy ?? busySettingsFromEnvironment()).maxWaitingPerConversation,
+  const coordination = options.coordination ?? inMemoryCoordination();
+  const settings = coreSettingsWith(options);
+  const inputs = { storage: options.storage, infrastructure: options.infrastructure, secrets: options.secrets, settings, coordination, logger, now };
+  const shared = buildAccountsAndAgents(inputs);
+  const runs = buildRuns(inputs, shared, {
+    ...(options.bucketFolder !== undefined ? { bucketFolder: options.bucketFolder } : {}),
+    bubblewrap: options.bubblewrap ?? { available: false, reason: 'bubblewrap was not probed' },
+    ...(options.sandboxCgroups ? { sandboxCgroups: options.sandboxCgroups } : {}),
+    modelMaxRetries: options.modelMaxRetries ?? 2,
+    sameInvocationTimeoutMs: options.sameInvocationTimeoutMs ?? 300_000,
+    asyncWorkerConcurrency: options.asyncWorkerConcurrency ?? 4,
   });
-  const turns: TurnRunner = new TurnRunner({
-    busy,
-    toolOptions: () => ({ sources: toolSources }),
-    agents,
-    conversations,
-    asyncResults: asyncRepository,
-    admission: new TurnAdmission({ limits, accountCheck: accounts.requireEnabled, slots: budgets.slots('turns', limits.maxConcurrentTurnsPerAccount), tokenBudget: usage }),
-    execution: {
-      logger,
-      now,
-      defaultMaxSteps: 8,
-      modelMaxRetries: options.modelMaxRetries ?? 2,
-      maxAnswerCharacters: (options.turns ?? turnSettingsFromEnvironment()).maxAnswerCharacters,
-      sameInvocationTimeoutMs: options.sameInvocationTimeoutMs ?? 300_000,
-      asyncResults: asyncRepository,
-      completions: asyncCompletions,
-      runReports: transitions,
-      save: (state, version) => saveConversation(conversations, state, version),
-      usage,
-      runningTurns: coordination.runningTurns,
-      steering: busy,
-    },
-    logger,
-    now,
-    toolEnvironment: options.toolEnvironment ?? toolEnvironmentFrom(),
-    maxConversationMessages: limits.maxConversationMessages,
-    maxToolOutputBytes: limits.maxToolOutputBytes,
-    locks: coordination.conversationLocks,
-    schemas: untrustedSchemas,
-    modelFetch: createModelFetch({ dispatcher: outbound.dispatcherFor('model'), ...(options.model ?? modelSettingsFromEnvironment()) }),
-    ...(outbound.restricts ? { outboundFetch: outbound.fetchFor('workers') } : {}),
-  });
-  const asyncWorker = new BackgroundWorker({
-    turns,
-    transitions,
-    asyncResults: asyncRepository,
-    settlement: asyncSettlement,
-    deliveries: continuations,
-    logger,
-    concurrency: options.asyncWorkerConcurrency ?? 4,
-    queues: coordination.jobQueues,
-  });
-  continuations.sendTo((job) => asyncWorker.enqueue(job));
-  const chunkLog = new SwitchableChunkLog(new MemoryChunkLog());
-  // The continuation of an SSE turn has no open connection to stream to: it goes to the chunk
-  // log, where GET .../stream finds it.
-  continuations.register('sse', {
-    stream: (group, turnId) => (chunk) => chunkLog.append({ accountId: group.accountId, agentId: group.agentId, conversationKey: group.conversationKey, turnId }, chunk),
-  });
-  const asyncRequests = new AsyncRequests({ agents, repository: requestsRepository, transitions, enqueue: (job) => asyncWorker.enqueue(job), accountCheck: accounts.requireEnabled, busy });
-  const cancellation = new RunCancellation({
-    runningTurns: coordination.runningTurns,
-    requests: requestsRepository,
-    transitions,
-    conversations,
-    settlement: asyncSettlement,
-    agents,
-    locks: coordination.conversationLocks,
-    logger,
-    now,
-  });
-  const channels = createChannels({
-    table: options.storage.table<ChannelDelivery>(tables.channelDeliveries),
-    agents,
-    turns,
-    continuations,
-    logger,
-    now,
-    webhookLimiter: rateLimiters.webhooks,
-    queues: coordination.jobQueues,
-    accountCheck: accounts.requireEnabled,
-    ...(outbound.restricts ? { fetch: outbound.fetchFor('channels') } : {}),
-    settings: options.channelSettings ?? channelSettingsFromEnvironment(),
-  });
-  const completionWebhooks = new CompletionWebhooks({
-    repository: new WebhookDeliveriesRepository(options.storage.table<WebhookDelivery>(tables.webhookDeliveries)),
-    agents,
-    rows: requestsRepository,
-    view: viewAsyncRequest,
-    accountCheck: accounts.requireEnabled,
-    settings: options.webhooks ?? webhookSettingsFromEnvironment(),
-    logger,
-    now,
-    fetch: outbound.fetchFor('webhooks'),
-    queues: coordination.jobQueues,
-    shared: coordination.kind === 'shared',
-  });
-  // The writer of each transition hears of it, once: a finish is recorded and queued there.
-  transitions.onStatusChange((row) => completionWebhooks.statusChanged(row));
   const cronClock = options.cronClock ?? systemClock(now);
-  const cronRepository = new CronJobsRepository(options.storage.table<CronTableRow>(tables.cronJobs));
-  const cronLauncher = asyncTurnLauncher(asyncRequests, transitions);
-  const cronScheduler = new CronScheduler({ repository: cronRepository, launcher: options.wrapCronLauncher?.(cronLauncher) ?? cronLauncher, clock: cronClock, logger, resyncIntervalMs: coordination.cronResyncIntervalMs });
-  const cronJobs = new CronJobs({ repository: cronRepository, agents, scheduler: cronScheduler, now: () => cronClock.now() });
-  agents.addDeletionGuard((accountId, agentId) => cronJobs.agentDeletionRefusal(accountId, agentId));
-  const idempotency = new IdempotentRequests({ repository: new IdempotencyKeysRepository(options.storage.table<IdempotencyRecord>(tables.idempotencyKeys)), settings: options.idempotency ?? idempotencySettingsFromEnvironment(), now, logger });
+  const cronLauncher = asyncTurnLauncher(runs.asyncRequests, runs.transitions);
+  const cronScheduler = new CronScheduler({ repository: shared.cronRepository, launcher: options.wrapCronLauncher?.(cronLauncher) ?? cronLauncher, clock: cronClock, logger, resyncIntervalMs: coordination.cronResyncIntervalMs });
+  const cronJobs = new CronJobs({ repository: shared.cronRepository, agents: shared.agents, scheduler: cronScheduler, now: () => cronClock.now() });
+  const idempotency = new IdempotentRequests({ repository: new IdempotencyKeysRepository(options.storage.table<IdempotencyRecord>(options.infrastructure.tables.idempotencyKeys)), settings: settings.idempotency, now, logger });
+  const parts = { coordination, shared, runs, cronScheduler, idempotency, logger };
   return {
     infrastructure: options.infrastructure,
-    limits,
-    rateLimiters,
+    limits: settings.limits,
+    rateLimiters: shared.rateLimiters,
     logger,
-    accounts,
-    agents,
-    conversations,
-    turns,
-    asyncSettlement,
-    asyncCompletions,
-    chunkLog,
-    resumeAdmission: new ResumeAdmission(options.resumes ?? resumeLimitsFromEnvironment()),
-    continuations,
-    asyncRequests,
-    cancellation,
+    accounts: shared.accounts,
+    agents: shared.agents,
+    conversations: runs.conversations,
+    turns: runs.turns,
+    asyncSettlement: runs.asyncSettlement,
+    asyncCompletions: runs.asyncCompletions,
+    chunkLog: runs.chunkLog,
+    resumeAdmission: new ResumeAdmission(settings.resumes),
+    continuationDeliveries: runs.continuationDeliveries,
+    asyncRequests: runs.asyncRequests,
+    cancellation: runs.cancellation,
     runningTurns: coordination.runningTurns,
-    asyncWorker,
-    usage,
-    channels,
-    completionWebhooks,
+    asyncWorker: runs.asyncWorker,
+    usage: shared.usage,
+    channels: runs.channels,
+    completionWebhooks: runs.completionWebhooks,
     cronJobs,
     cronScheduler,
-    mcpConnections,
-    workspaceFiles: new WorkspaceFiles(agents, options.bucketFolder, sandboxSettings.diskQuotaBytes),
+    mcpConnections: shared.mcpConnections,
+    workspaceFiles: new WorkspaceFiles(shared.agents, options.bucketFolder, settings.sandboxSettings.diskQuotaBytes),
     idempotency,
-    start: async () => {
-      await coordination.start();
-      const report = await recoverAsyncWork({
-        repository: asyncRepository,
-        completions: asyncCompletions,
-        requests: requestsRepository,
-        transitions,
-        enqueue: (job) => asyncWorker.enqueue(job),
-        logger,
-        shared: coordination.kind === 'shared',
-      });
-      await channels.worker.recover();
-      await completionWebhooks.start();
-      // After recovery: runs it put back on the queue are found by the scheduler, not resubmitted.
-      await cronScheduler.start();
-      idempotency.start();
-      return report;
-    },
-    stop: async () => {
-      await cronScheduler.stop();
-      idempotency.stop();
-      await Promise.all([asyncWorker.stop(), channels.worker.stop()]);
-      // After the workers: their last transitions may still announce finishes.
-      await completionWebhooks.stop();
-      await coordination.close();
-      await mcpConnections.close();
-      await mcpFetch.destroy();
-      await outbound.close();
-    },
+    start: () => startCore(parts),
+    stop: () => stopCore(parts),
   };
 }

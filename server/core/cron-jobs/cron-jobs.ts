@@ -128,11 +128,8 @@ export class CronJobs {
   }
 
   /** The agent deletion guard: an agent that cron jobs still name is not deleted (409). */
-  async agentDeletionRefusal(accountId: string, agentId: string): Promise<string | undefined> {
-    const naming = (await this.options.repository.list(accountId)).filter((job) => job.agentId === agentId);
-    if (naming.length === 0) return undefined;
-    const listed = naming.map((job) => `"${job.name}" (${job.cronJobId})`).join(', ');
-    return `Agent "${agentId}" is still named by ${naming.length === 1 ? 'cron job' : 'cron jobs'} ${listed}; delete ${naming.length === 1 ? 'it' : 'them'} first.`;
+  agentDeletionRefusal(accountId: string, agentId: string): Promise<string | undefined> {
+    return cronJobsNamingAgent(this.options.repository)(accountId, agentId);
   }
 
   private async load(accountId: string, cronJobId: string): Promise<CronJobRecord> {
@@ -177,4 +174,14 @@ export class CronJobs {
     }
     return next;
   }
+}
+
+/** Refuses deleting an agent that cron jobs still name (the agents' deletion guard; it reads the cron jobs table only). */
+export function cronJobsNamingAgent(repository: Pick<CronJobsRepository, 'list'>): (accountId: string, agentId: string) => Promise<string | undefined> {
+  return async (accountId, agentId) => {
+    const naming = (await repository.list(accountId)).filter((job) => job.agentId === agentId);
+    if (naming.length === 0) return undefined;
+    const listed = naming.map((job) => `"${job.name}" (${job.cronJobId})`).join(', ');
+    return `Agent "${agentId}" is still named by ${naming.length === 1 ? 'cron job' : 'cron jobs'} ${listed}; delete ${naming.length === 1 ? 'it' : 'them'} first.`;
+  };
 }

@@ -22,8 +22,7 @@ describe('recoverAsyncWork', () => {
     const events = new AsyncRequestsRepository(storage.table<AsyncRequestRecord>('events'));
     const settlement = new AsyncSettlement(repository);
     const dispatched: string[] = [];
-    const dispatcher = new ContinuationDispatcher(silentLogger);
-    dispatcher.sendTo((job) => dispatched.push(job.groupId));
+    const dispatcher = new ContinuationDispatcher({ push: (job) => void dispatched.push(job.kind === 'continuation' ? job.groupId : job.eventId) }, silentLogger);
     const requeued: string[] = [];
     const enqueue = (job: { eventId: string }) => requeued.push(job.eventId);
 

@@ -3,14 +3,15 @@ import type { AsyncRequestRecord } from './status-row.js';
 import type { AsyncRequestTransitions } from './status-row-transitions.js';
 import type { AsyncSettlement } from '../async-tools/async-settlement.js';
 import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
-import type { ContinuationDispatcher } from './continuation-dispatcher.js';
+import type { ContinuationDeliveries } from './continuation-dispatcher.js';
 import type { Logger } from '../logger.js';
 import { runTurnToEnd } from './run-turn-to-end.js';
 import type { TurnRunner } from '../turns/turn-runner.js';
-import { type AsyncRequestJob, backgroundJobKey, type ContinuationJob } from './background-job.js';
+import { deliveredTransport, transports } from '../transports/transports.js';
+import type { AsyncRequestJob, ContinuationJob } from './background-job.js';
 import { linkContinuationToTurn, traceAsyncRequest, traceContinuation } from './background-job-spans.js';
-import { inMemoryJobQueues } from '../coordination/bounded-job-queue.js';
-import type { JobDelivery, JobQueue, JobQueueFactory } from '../coordination/job-queue.js';
+import type { JobDelivery } from '../coordination/job-queue.js';
+import { RunQueue } from './run-queue.js';
 
 export interface BackgroundWorkerOptions {
   turns: Pick<TurnRunner, 'start' | 'startContinuation'>;
@@ -18,13 +19,11 @@ export interface BackgroundWorkerOptions {
   transitions: AsyncRequestTransitions;
   asyncResults: AsyncToolResultsRepository;
   settlement: Pick<AsyncSettlement, 'finishContinuation'>;
-  /** Each transport's continuation delivery (NATS, channels). */
-  deliveries: Pick<ContinuationDispatcher, 'deliveryFor'>;
+  /** Each transport's continuation delivery (SSE to the chunk log, NATS, channels); none: the status row only. */
+  deliveries: ContinuationDeliveries;
   logger: Logger;
-  /** Jobs run at once (default 4). */
-  concurrency?: number;
-  /** Where jobs wait (default: in memory). */
-  queues?: JobQueueFactory;
+  /** The queue it consumes (default: its own, in memory). */
+  queue?: RunQueue;
 }
 
 /**
@@ -33,13 +32,11 @@ export interface BackgroundWorkerOptions {
  * truth is in storage: after a restart, recovery queues the unfinished ones again.
  */
 export class BackgroundWorker {
-  private readonly queue: JobQueue<AsyncRequestJob | ContinuationJob>;
+  private readonly queue: RunQueue;
 
   constructor(private readonly options: BackgroundWorkerOptions) {
-    this.queue = (options.queues ?? inMemoryJobQueues)((job: AsyncRequestJob | ContinuationJob, delivery) => this.run(job, delivery), options.concurrency ?? 4, {
-      name: 'background',
-      keyOf: backgroundJobKey,
-    });
+    this.queue = options.queue ?? new RunQueue();
+    this.queue.consume((job, delivery) => this.run(job, delivery));
   }
 
   enqueue(job: AsyncRequestJob | ContinuationJob): void {
@@ -90,7 +87,7 @@ export class BackgroundWorker {
           ...(claimed.overrides ? { overrides: claimed.overrides } : {}),
           ...(claimed.busyMode ? { busy: claimed.busyMode } : {}),
           transport: claimed.transport,
-          approvalPolicy: claimed.transport === 'cron' || claimed.transport === 'channel' ? 'deny' : 'ask',
+          approvalPolicy: transports[claimed.transport].approvals.policy,
           eventId,
         }),
       );
@@ -113,7 +110,8 @@ export class BackgroundWorker {
     const group = (await this.options.asyncResults.snapshot(groupId)).group?.value;
     if (group?.continuation?.state !== 'claimed') return;
     linkContinuationToTurn(group);
-    const delivery = this.options.deliveries.deliveryFor(group.delivery.transport);
+    const delivered = deliveredTransport(group.delivery.transport);
+    const delivery = delivered && this.options.deliveries[delivered];
     const eventId = group.delivery.eventId;
     let result;
     try {

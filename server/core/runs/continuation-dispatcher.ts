@@ -1,7 +1,7 @@
 import type { UIMessageChunk } from 'ai';
-import type { ContinuationJob } from './background-job.js';
+import type { RunQueue } from './run-queue.js';
 import type { Logger } from '../logger.js';
-import type { TransportKind } from '../tools/tool-context.js';
+import type { DeliveredTransport } from '../transports/transports.js';
 import type { TurnResult } from '../turns/turn-types.js';
 import type { DispatchGroup } from '../async-tools/async-tool-result.js';
 import type { ContinuationDispatch } from '../async-tools/async-tool-completions.js';
@@ -20,38 +20,21 @@ export interface ContinuationDelivery {
   failedToStart?(group: DispatchGroup, error: unknown): Promise<void>;
 }
 
+/** Each transport's continuation delivery; none for those whose result is only the status row (`/async`, JSON, cron: the transports table's `continuationGoesTo`). */
+export type ContinuationDeliveries = Partial<Record<DeliveredTransport, ContinuationDelivery>>;
+
 /**
- * Hands claimed continuations to the background queue, and keeps each transport's delivery.
- * A claimed continuation is handed over exactly once per claim; after a restart, recovery
- * hands over the ones claimed but not finished.
+ * Hands claimed continuations to the run queue. A claimed continuation is handed over exactly
+ * once per claim; after a restart, recovery hands over the ones claimed but not finished.
  */
 export class ContinuationDispatcher implements ContinuationDispatch {
-  private readonly deliveries = new Map<TransportKind, ContinuationDelivery>();
-  private enqueue: ((job: ContinuationJob) => void) | undefined;
-
-  constructor(private readonly logger: Logger) {}
-
-  register(transport: TransportKind, delivery: ContinuationDelivery): void {
-    this.deliveries.set(transport, delivery);
-  }
-
-  /** The delivery of a transport; none for those whose result is only the status row (`/async`, JSON, cron). */
-  deliveryFor(transport: TransportKind): ContinuationDelivery | undefined {
-    return this.deliveries.get(transport);
-  }
-
-  /** Where dispatched continuations are queued (set once when the core is wired). */
-  sendTo(enqueue: (job: ContinuationJob) => void): void {
-    this.enqueue = enqueue;
-  }
+  constructor(
+    private readonly queue: Pick<RunQueue, 'push'>,
+    private readonly logger: Logger,
+  ) {}
 
   dispatch(group: DispatchGroup): void {
-    const fields = { event: 'continuation', groupId: group.groupId, transport: group.delivery.transport, continuationEventId: group.continuation?.continuationEventId };
-    if (!this.enqueue) {
-      this.logger.error(fields, 'no queue for continuations');
-      return;
-    }
-    this.logger.info(fields, 'continuation dispatched');
-    this.enqueue({ kind: 'continuation', groupId: group.groupId });
+    this.logger.info({ event: 'continuation', groupId: group.groupId, transport: group.delivery.transport, continuationEventId: group.continuation?.continuationEventId }, 'continuation dispatched');
+    this.queue.push({ kind: 'continuation', groupId: group.groupId });
   }
 }

@@ -54,12 +54,17 @@ export const interruptedReason = 'service restarted while this turn was running'
 export class AsyncRequestTransitions implements RunReports {
   private readonly listeners = new Set<(request: AsyncRequestRecord) => void>();
 
+  /**
+   * `statusChanged`: told of every transition, by the writer that made it, once (completion
+   * webhooks record and queue a finished row there).
+   */
   constructor(
     private readonly repository: AsyncRequestsRepository,
     private readonly now: () => Date = () => new Date(),
+    private readonly statusChanged?: (request: AsyncRequestRecord) => void,
   ) {}
 
-  /** Observe every transition (a cron run learns how it ended so). Returns the unsubscribe function. */
+  /** Observe every transition (the cron scheduler learns how its runs ended so, while it runs). Returns the unsubscribe function. */
   onStatusChange(listener: (request: AsyncRequestRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -180,6 +185,7 @@ export class AsyncRequestTransitions implements RunReports {
   }
 
   private notify(request: AsyncRequestRecord): void {
+    this.statusChanged?.(request);
     for (const listener of this.listeners) listener(request);
   }
 }

@@ -99,14 +99,14 @@ export function buildRunSubagentTool(config: SubagentConfig, context: ToolContex
   };
 }
 
-/** The tool source for `config.subagent`; `turns` is read lazily because the runner is built after its sources. */
-export function subagentToolSource(turns: () => SubagentTurns): ToolSource {
+/** The tool source for `config.subagent`, given the runner that starts the subagents' turns. */
+export function subagentToolSource(turns: SubagentTurns): ToolSource {
   return {
     name: 'config.subagent',
     build: (config, context) => {
       // Validated again when tools are built (shape, and no external tool config here), as config.tools is.
       const { subagent } = validateAgentConfigSections({ subagent: config.subagent });
-      return subagent ? buildRunSubagentTool(subagent, context, turns()) : {};
+      return subagent ? buildRunSubagentTool(subagent, context, turns) : {};
     },
   };
 }

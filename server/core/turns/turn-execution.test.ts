@@ -71,8 +71,7 @@ describe('TurnExecution', () => {
     const asyncResults = new AsyncToolResultsRepository(storage.table<AsyncTableRow>('async'));
     const requests = new AsyncRequestsRepository(storage.table<AsyncRequestRecord>('events'));
     const dispatched: string[] = [];
-    const dispatcher = new ContinuationDispatcher(silentLogger);
-    dispatcher.sendTo((job) => dispatched.push(job.groupId));
+    const dispatcher = new ContinuationDispatcher({ push: (job) => void dispatched.push(job.kind === 'continuation' ? job.groupId : job.eventId) }, silentLogger);
     const completions = new AsyncToolCompletions(new AsyncSettlement(asyncResults), dispatcher);
     const request: TurnRequest = { accountId: 'acc', agentId: 'agent', conversationKey: 'k', transport: 'json', approvalPolicy: 'ask', input: { kind: 'user', message: { role: 'user', content: 'hi' } }, ...options.request };
     const loaded = await conversations.load('acc', 'agent', 'k', new Date().toISOString());

@@ -14,9 +14,10 @@ import { StructuredOutput } from '../structured-output/structured-output.js';
 import type { BusyGate, BusyTicket, RunTicket } from './busy-gate.js';
 import { defaultBusyMode } from '../agent-config/busy-mode.js';
 import { handedOverTurn } from './handed-over-turn.js';
-import { buildTools, type BuildToolsOptions } from '../tools/build-tools.js';
+import { buildTools, type ToolSource } from '../tools/build-tools.js';
 import { UnavailableTools } from '../tools/unavailable-tools.js';
 import type { ToolContext, ToolEnvironment } from '../tools/tool-context.js';
+import { transports } from '../transports/transports.js';
 import type { RunTokenBudget } from '../usage/run-token-budget.js';
 import { applyApprovalAnswers, closeInterruptedApprovals, denyOpenApprovals } from './approvals.js';
 import { asyncResultsMessages, syntheticCallId, type SettledAsyncCall } from './async-results-message.js';
@@ -41,8 +42,11 @@ export interface TurnRunnerOptions {
   toolEnvironment: ToolEnvironment;
   now: () => Date;
   fetch?: typeof fetch;
-  /** Tool sources later features plug in (sandbox, subagents, skills). */
-  toolOptions?: (context: ToolContext) => BuildToolsOptions;
+  /**
+   * The tool sources later features plug in (sandbox, subagents, skills, MCP), made once for
+   * this runner: a source that runs nested turns (subagents) is given the runner itself.
+   */
+  toolSources?: (turns: Pick<TurnRunner, 'start'>) => ToolSource[];
   /** Refuse a user message once the conversation holds this many messages (409). */
   maxConversationMessages?: number;
   /** Bound on one tool output, in bytes. */
@@ -77,7 +81,10 @@ export class TurnRunner {
   private readonly locks: ConversationLocks;
   private readonly schemas: UntrustedJsonSchemas;
 
+  private readonly toolSources: ToolSource[];
+
   constructor(private readonly options: TurnRunnerOptions) {
+    this.toolSources = options.toolSources?.(this) ?? [];
     this.locks = options.locks ?? new KeyedMutex();
     this.schemas = options.schemas ?? new UntrustedJsonSchemas();
   }
@@ -143,7 +150,7 @@ export class TurnRunner {
       agentId: group.agentId,
       conversationKey: group.conversationKey,
       transport: group.delivery.transport,
-      approvalPolicy: ['channel', 'cron'].includes(group.delivery.transport) ? 'deny' : 'ask',
+      approvalPolicy: transports[group.delivery.transport].approvals.policy,
       eventId: group.delivery.eventId,
       ...(group.delivery.replyTarget ? { replyTarget: group.delivery.replyTarget } : {}),
       // The run's own `model` settings and `instructions`, kept with the group it waited on.
@@ -212,7 +219,7 @@ export class TurnRunner {
       }) as Tool;
       // Built before anything is stored: a config that cannot build tools changes nothing.
       const tools = await buildTools(agent.config, toolContext, {
-        ...options.toolOptions?.(toolContext),
+        sources: this.toolSources,
         wrapAsync,
         ...(options.maxToolOutputBytes !== undefined ? { maxToolOutputBytes: options.maxToolOutputBytes } : {}),
       });
