@@ -1,6 +1,7 @@
 import type { JSONValue, LanguageModel } from 'ai';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ProviderTools } from '../provider-tool-types.js';
+import { keyedConnection, sharedFieldDescriptions } from './provider-fields.js';
 
 /** `config.model.reasoning`: how hard the model thinks before it answers. */
 export type ReasoningLevel = 'none' | 'low' | 'medium' | 'high';
@@ -44,4 +45,35 @@ export interface ProviderDefinition<Settings = Record<string, unknown>> {
 /** Keeps each provider file typed by its own settings while the registry holds them side by side. */
 export function defineProvider<Settings>(definition: ProviderDefinition<Settings>): ProviderDefinition {
   return definition as unknown as ProviderDefinition;
+}
+
+/** Settings of a provider reached with an API key (and an optional `baseURL` and `headers`). */
+export interface KeyedSettings {
+  apiKey: string;
+  baseURL?: string | undefined;
+  headers?: Record<string, string> | undefined;
+}
+
+/** What a keyed provider adds to the shared shape: its client, its options key, its reasoning and tools. */
+export interface KeyedProviderParts {
+  /** The official client's factory (`createAnthropic`, `createGroq`...). */
+  client: (options: { apiKey: string; baseURL?: string; headers?: Record<string, string>; fetch: typeof globalThis.fetch }) => (modelId: string) => LanguageModel;
+  optionsKey: string;
+  reasoning: ProviderDefinition<KeyedSettings>['reasoning'];
+  tools?: ProviderDefinition<KeyedSettings>['tools'];
+}
+
+/** A provider whose settings are its key and connection alone: the settings, fields and endpoint every such provider shares. */
+export function defineKeyedProvider(parts: KeyedProviderParts): ProviderDefinition {
+  return defineProvider<KeyedSettings>({
+    settings: z.strictObject(keyedConnection),
+    fields: sharedFieldDescriptions,
+    endpoint: (config) => config.baseURL,
+    create: (config, modelId, fetch) => ({
+      model: parts.client({ apiKey: config.apiKey, ...(config.baseURL ? { baseURL: config.baseURL } : {}), ...(config.headers ? { headers: config.headers } : {}), fetch })(modelId),
+      optionsKey: parts.optionsKey,
+    }),
+    reasoning: parts.reasoning,
+    ...(parts.tools ? { tools: parts.tools } : {}),
+  });
 }
