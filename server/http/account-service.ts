@@ -11,6 +11,7 @@ import { rootView } from './schemas.js';
 import { packageVersion as serviceVersion } from '../core/package-version.js';
 
 export interface AccountServiceDependencies extends AppOptions {
+  /** The whole core, held here only: each route's signature names the members it uses (its `...RouteParts`). */
   core: HarnessCore;
   /** An account's NATS credentials (`GET /accounts/me/nats`); absent or undefined means NATS is disabled. */
   natsCredentials?: NatsCredentialsProvider;

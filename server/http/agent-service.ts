@@ -15,6 +15,7 @@ import { rootView } from './schemas.js';
 import { packageVersion as serviceVersion } from '../core/package-version.js';
 
 export interface AgentServiceDependencies extends AppOptions {
+  /** The whole core, held here only: each route's signature names the members it uses (its `...RouteParts`). */
   core: HarnessCore;
   /** `ENABLE_DIRECT_API` (default true): false removes `POST /agents/{agentId}/chat`. */
   enableDirectApi?: boolean;

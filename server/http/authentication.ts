@@ -18,8 +18,11 @@ export function currentAccount(request: FastifyRequest): AccountRecord {
   return request.account;
 }
 
+/** What the bearer checks use of the core: every route behind them has it among its parts. */
+export type AuthenticationParts = Pick<HarnessCore, 'accounts'>;
+
 /** Routes registered inside `register` need `Authorization: Bearer <ACCOUNT_SECRET>`, checked before the body is read. */
-export function requireAccount(app: FastifyInstance, core: HarnessCore, register: (scope: FastifyInstance) => void): void {
+export function requireAccount(app: FastifyInstance, core: AuthenticationParts, register: (scope: FastifyInstance) => void): void {
   if (!app.hasRequestDecorator('account')) app.decorateRequest('account', null);
   void app.register(async (scope) => {
     scope.addHook('onRequest', async (request) => {
@@ -31,7 +34,7 @@ export function requireAccount(app: FastifyInstance, core: HarnessCore, register
 }
 
 /** Routes registered inside `register` need the admin secret. */
-export function requireAdmin(app: FastifyInstance, core: HarnessCore, register: (scope: FastifyInstance) => void): void {
+export function requireAdmin(app: FastifyInstance, core: AuthenticationParts, register: (scope: FastifyInstance) => void): void {
   void app.register(async (scope) => {
     scope.addHook('onRequest', async (request) => {
       if (!core.accounts.isAdminSecret(bearerToken(request))) throw new UnauthorizedError('This route needs the admin secret as the bearer.');

@@ -28,19 +28,35 @@ export const idempotencyKeyHeaders = {
   },
 } as const;
 
-type Core = Pick<HarnessCore, 'idempotency' | 'chunkLog' | 'runningTurns' | 'resumeAdmission'>;
+/** What a route that honours `Idempotency-Key` uses of the core when its answers are JSON: the keys. */
+export type IdempotencyParts = Pick<HarnessCore, 'idempotency'>;
+/** What the chat route's keys use besides: a retry of a streamed turn gets its stream again from the chunk log. */
+export type StreamedIdempotencyParts = IdempotencyParts & Pick<HarnessCore, 'chunkLog' | 'runningTurns' | 'resumeAdmission'>;
+
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** The key each request holds while it runs (only requests that sent one). */
 const claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
 
+type StreamReplay = (request: FastifyRequest, reply: FastifyReply, stream: StreamedTurn) => Promise<void>;
+
 /**
  * Route options that make `route` honour `Idempotency-Key`: the key is claimed after the
  * `before` preHandlers (authentication and the rate limit come first, so a refused request
  * holds nothing), a retry is answered from what the first request left, a 2xx answer is
- * recorded as it is sent, and any other answer lets go of the key.
+ * recorded as it is sent, and any other answer lets go of the key. For routes that answer
+ * JSON only (the chat route, which may stream, uses `idempotentStreamedRoute`).
  */
-export function idempotentRoute(core: Core, route: IdempotentRoute, ...before: Hook[]) {
+export function idempotentRoute(core: IdempotencyParts, route: Exclude<IdempotentRoute, 'chat'>, ...before: Hook[]) {
+  return idempotentRouteWith(core, route, undefined, before);
+}
+
+/** `idempotentRoute` for the chat route: a retry of a turn that was streamed gets its stream again. */
+export function idempotentStreamedRoute(core: StreamedIdempotencyParts, route: Extract<IdempotentRoute, 'chat'>, ...before: Hook[]) {
+  return idempotentRouteWith(core, route, (request, reply, stream) => replayStream(core, request, reply, stream), before);
+}
+
+function idempotentRouteWith(core: IdempotencyParts, route: IdempotentRoute, replay: StreamReplay | undefined, before: Hook[]) {
   const claimOrReplay = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const key = parseIdempotencyKey(request.headers['idempotency-key']);
     if (key === undefined) return undefined;
@@ -52,7 +68,9 @@ export function idempotentRoute(core: Core, route: IdempotentRoute, ...before: H
       return undefined;
     }
     if (start.kind === 'replay-answer') return sendAnswer(reply, start.answer);
-    await replayStream(core, request, reply, start.stream);
+    // Only the chat route records a streamed turn (`idempotentStreamStarted`).
+    if (!replay) throw new Error(`the ${route} route found a streamed turn under an ${idempotencyKeyHeader}`);
+    await replay(request, reply, start.stream);
     return reply;
   };
   const recordAnswer = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
@@ -85,7 +103,7 @@ export function idempotentRoute(core: Core, route: IdempotentRoute, ...before: H
  * The chat route streams its turn (the SSE answer is written past Fastify, so it is never
  * `onSend`): the key now stands for that turn, and a retry gets its stream from the chunk log.
  */
-export async function idempotentStreamStarted(core: Pick<HarnessCore, 'idempotency'>, request: FastifyRequest, stream: StreamedTurn): Promise<void> {
+export async function idempotentStreamStarted(core: IdempotencyParts, request: FastifyRequest, stream: StreamedTurn): Promise<void> {
   const claim = claims.get(request);
   if (!claim) return;
   claims.delete(request);
@@ -111,7 +129,7 @@ function sendAnswer(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
 }
 
 /** The streamed turn again from its first chunk (live while it runs); a 409 naming it once the chunk log no longer holds it. */
-async function replayStream(core: Core, request: FastifyRequest, reply: FastifyReply, stream: StreamedTurn): Promise<void> {
+async function replayStream(core: StreamedIdempotencyParts, request: FastifyRequest, reply: FastifyReply, stream: StreamedTurn): Promise<void> {
   const turn = { accountId: currentAccount(request).accountId, agentId: stream.agentId, conversationKey: stream.conversationKey, turnId: stream.turnId };
   const place = core.resumeAdmission.enter(turn);
   try {

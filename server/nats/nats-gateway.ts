@@ -31,8 +31,11 @@ export interface NatsReplyTarget {
   replySubject: string;
 }
 
+/** What the gateway uses of the core: the bearer's account, the turn budget, turns, and the replay bound. */
+export type NatsGatewayParts = Pick<HarnessCore, 'accounts' | 'rateLimiters' | 'turns' | 'resumeAdmission'>;
+
 export interface NatsGatewayOptions {
-  core: HarnessCore;
+  core: NatsGatewayParts;
   link: NatsLink;
   logger: Logger;
   retention?: ReplayRetention;

@@ -17,6 +17,9 @@ const cronJobParams = {
   properties: { cronJobId: { type: 'string', maxLength: 100 } },
 } as const;
 
+/** What the playground's reads use of the core: agent names and tool names, and the cron jobs. */
+export type PlaygroundApiRouteParts = Pick<HarnessCore, 'accounts' | 'agents' | 'cronJobs'>;
+
 /**
  * The account-service reads the page needs, answered by the agent service from the same core.
  * The page cannot call the account service itself: it is another origin and neither service
@@ -25,7 +28,7 @@ const cronJobParams = {
  * the same bearer, and nothing more than the page shows: agent names and tool names (never a
  * config), the cron jobs, their runs, and pause or resume.
  */
-export function registerPlaygroundApiRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerPlaygroundApiRoutes(app: FastifyInstance, core: PlaygroundApiRouteParts): void {
   requireAccount(app, core, (scope) => {
     scope.get(
       '/playground/api/agents',

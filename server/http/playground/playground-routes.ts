@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../core/errors.js';
-import type { HarnessCore } from '../../core/composition/harness-core.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { loadPlaygroundAssets, type PlaygroundAsset } from './playground-assets.js';
-import { registerPlaygroundApiRoutes } from './playground-api-routes.js';
+import { type PlaygroundApiRouteParts, registerPlaygroundApiRoutes } from './playground-api-routes.js';
 import { playgroundHeaders } from './playground-headers.js';
 
 export interface PlaygroundRouteOptions {
@@ -30,7 +29,7 @@ function fileResponse(description: string) {
  * The web playground (`docs/playground.md`): the page and its files, public like any static
  * page (they hold no data), and the few account-service reads it needs, behind the bearer.
  */
-export function registerPlaygroundRoutes(app: FastifyInstance, core: HarnessCore, options: PlaygroundRouteOptions): void {
+export function registerPlaygroundRoutes(app: FastifyInstance, core: PlaygroundApiRouteParts, options: PlaygroundRouteOptions): void {
   if (!options.enabled) return;
   const assets = options.assets ?? loadPlaygroundAssets();
 

@@ -7,7 +7,10 @@ import { accountView } from '../schemas.js';
 import { createdAccountView, signupBody } from '../../../contract/account-views.js';
 import { usageRouteSchema } from '../usage-schemas.js';
 
-export function registerAccountRoutes(app: FastifyInstance, core: HarnessCore): void {
+/** What the account routes use of the core: sign-up, the bearer's account, and its usage. */
+export type AccountRouteParts = Pick<HarnessCore, 'accounts' | 'usage'>;
+
+export function registerAccountRoutes(app: FastifyInstance, core: AccountRouteParts): void {
   app.post<{ Body: { username: string; description: string } }>(
     '/accounts',
     {

@@ -4,8 +4,11 @@ import { requireAdmin } from '../authentication.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { accountView } from '../schemas.js';
 
+/** What the admin routes use of the core: the accounts (and the admin secret's check). */
+export type AdminRouteParts = Pick<HarnessCore, 'accounts'>;
+
 /** Operator routes, behind the stage's admin secret. */
-export function registerAdminRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerAdminRoutes(app: FastifyInstance, core: AdminRouteParts): void {
   requireAdmin(app, core, (scope) => {
     scope.get(
       '/admin/accounts',

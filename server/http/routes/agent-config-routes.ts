@@ -11,8 +11,11 @@ interface AgentParams {
 
 const tags = ['agents'];
 
+/** What the agent config routes use of the core. */
+export type AgentConfigRouteParts = Pick<HarnessCore, 'accounts' | 'agents'>;
+
 /** PUT, PATCH (RFC 7396 merge patch), GET, list and DELETE of an account's agents. */
-export function registerAgentConfigRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerAgentConfigRoutes(app: FastifyInstance, core: AgentConfigRouteParts): void {
   requireAccount(app, core, (scope) => {
     scope.get(
       '/accounts/me/agents',

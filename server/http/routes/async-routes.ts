@@ -15,8 +15,11 @@ export function statusUrl(request: FastifyRequest, eventId: string): string {
   return `${request.protocol}://${request.host}/status/${eventId}`;
 }
 
+/** What the async routes use of the core: queued requests, their status rows, and async-tool completions. */
+export type AsyncRouteParts = Pick<HarnessCore, 'accounts' | 'rateLimiters' | 'idempotency' | 'turns' | 'usage' | 'asyncRequests' | 'asyncCompletions'>;
+
 /** `POST /agents/{agentId}/async`, `GET /status/{eventId}` and the async-tool completion endpoint. */
-export function registerAsyncRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerAsyncRoutes(app: FastifyInstance, core: AsyncRouteParts): void {
   requireAccount(app, core, (scope) => {
     scope.post<{ Params: { agentId: string }; Body: unknown }>(
       '/agents/:agentId/async',

@@ -11,8 +11,11 @@ const conversationParams = {
   properties: { ...agentIdParams.properties, conversationKey: { type: 'string', minLength: 1, maxLength: 256 } },
 } as const;
 
+/** What the cancel routes use of the core. */
+export type CancelRouteParts = Pick<HarnessCore, 'accounts' | 'cancellation'>;
+
 /** `POST /agents/{agentId}/conversations/{conversationKey}/cancel` and `POST /status/{eventId}/cancel`. */
-export function registerCancelRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerCancelRoutes(app: FastifyInstance, core: CancelRouteParts): void {
   requireAccount(app, core, (scope) => {
     scope.post<{ Params: { agentId: string; conversationKey: string } }>(
       '/agents/:agentId/conversations/:conversationKey/cancel',

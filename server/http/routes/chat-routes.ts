@@ -10,7 +10,7 @@ import { runTurnToEnd } from '../../core/runs/run-turn-to-end.js';
 import { accountReadingOf, type TurnResult } from '../../core/turns/turn-types.js';
 import { currentAccount, requireAccount } from '../authentication.js';
 import { accountRateLimit } from '../rate-limit.js';
-import { idempotencyKeyHeaders, idempotentRoute, idempotentStreamStarted } from '../idempotency.js';
+import { idempotencyKeyHeaders, idempotentStreamedRoute, idempotentStreamStarted } from '../idempotency.js';
 import { documentedBody } from '../openapi/documented-body.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { agentIdParams } from '../schemas.js';
@@ -79,8 +79,11 @@ export interface ChatRouteOptions {
   enableDirectApi: boolean;
 }
 
+/** What the chat routes use of the core: turns, their chunk log (a streamed turn, and an `Idempotency-Key` retry's replay of it), and the stored conversation. */
+export type ChatRouteParts = Pick<HarnessCore, 'accounts' | 'rateLimiters' | 'idempotency' | 'chunkLog' | 'runningTurns' | 'resumeAdmission' | 'turns' | 'agents' | 'conversations'>;
+
 /** `POST /agents/{agentId}/chat` (SSE or JSON) and the stored conversation. */
-export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, options: ChatRouteOptions): void {
+export function registerChatRoutes(app: FastifyInstance, core: ChatRouteParts, options: ChatRouteOptions): void {
   requireAccount(app, core, (scope) => {
     if (options.enableDirectApi) {
       scope.post<{ Params: AgentParams; Body: unknown }>(
@@ -96,7 +99,7 @@ export function registerChatRoutes(app: FastifyInstance, core: HarnessCore, opti
             body: { type: 'object' },
             response: { 200: chatResponses, ...errorResponses(400, 404, 409, 413, 415, 422, 429, 502) },
           },
-          ...idempotentRoute(core, 'chat', accountRateLimit(core.rateLimiters.turns, 'turns')),
+          ...idempotentStreamedRoute(core, 'chat', accountRateLimit(core.rateLimiters.turns, 'turns')),
           config: { swaggerTransform: documentedBody({ 'application/json': { schema: documentedChatBody } }) },
         },
         async (request, reply) => {

@@ -21,8 +21,11 @@ const cronJobParams = {
 
 const tags = ['cron-jobs'];
 
+/** What the cron job routes use of the core (creation honours `Idempotency-Key`). */
+export type CronJobRouteParts = Pick<HarnessCore, 'accounts' | 'cronJobs' | 'idempotency'>;
+
 /** An account's cron jobs and their runs, under `/accounts/me/cron-jobs`. */
-export function registerCronJobRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerCronJobRoutes(app: FastifyInstance, core: CronJobRouteParts): void {
   requireAccount(app, core, (scope) => {
     scope.post<{ Body: CronJobInput }>(
       '/accounts/me/cron-jobs',

@@ -22,12 +22,15 @@ const methodNotAllowed = {
   $ref: `${errorSchemaId}#`,
 };
 
+/** What the account MCP server uses of the core: the agents as tools, and their turns under the turn budget. */
+export type McpRouteParts = Pick<HarnessCore, 'accounts' | 'agents' | 'turns' | 'rateLimiters'>;
+
 /**
  * `/mcp`: every agent of the account as an MCP tool `ask_<agentId>`, over Streamable HTTP in
  * stateless mode (each POST is answered on its own, as JSON; no session to keep on this
  * replica, so any replica can answer any request). The bearer is the account secret.
  */
-export function registerMcpRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerMcpRoutes(app: FastifyInstance, core: McpRouteParts): void {
   requireAccount(app, core, (scope) => {
     scope.post(
       '/mcp',

@@ -17,8 +17,11 @@ const toolView = {
   },
 };
 
+/** What the MCP server tools route uses of the core. */
+export type McpServerToolsRouteParts = Pick<HarnessCore, 'accounts' | 'agents' | 'mcpConnections'>;
+
 /** `GET /agents/{agentId}/mcp/{server}/tools`: what `harness mcp test` shows. */
-export function registerMcpServerToolsRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerMcpServerToolsRoutes(app: FastifyInstance, core: McpServerToolsRouteParts): void {
   requireAccount(app, core, (scope) => {
     scope.get<{ Params: { agentId: string; server: string } }>(
       '/agents/:agentId/mcp/:server/tools',

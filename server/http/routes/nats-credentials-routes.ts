@@ -35,6 +35,9 @@ const natsCredentialsView = {
   },
 } as const;
 
+/** What the NATS credentials route uses of the core: the bearer's account (the credentials come from the NATS side). */
+export type NatsCredentialsRouteParts = Pick<HarnessCore, 'accounts'>;
+
 /**
  * `GET /accounts/me/nats`: what the account needs to chat over NATS, its secret included
  * (a freshly signed user JWT and its seed, or a derived password; never stored; shown to
@@ -42,7 +45,7 @@ const natsCredentialsView = {
  * servers that take a token, or no credentials, there is no secret to give: `authentication`
  * says so. 404 when NATS is disabled.
  */
-export function registerNatsCredentialsRoutes(app: FastifyInstance, core: HarnessCore, provider: NatsCredentialsProvider | undefined): void {
+export function registerNatsCredentialsRoutes(app: FastifyInstance, core: NatsCredentialsRouteParts, provider: NatsCredentialsProvider | undefined): void {
   requireAccount(app, core, (scope) => {
     scope.get(
       '/accounts/me/nats',

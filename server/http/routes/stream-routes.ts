@@ -37,7 +37,7 @@ const streamResponses = {
 } as const;
 
 /** What a resume sends: the turn and the position after which it starts (`first-chunk`: once the running turn logs one); undefined for a 204. */
-async function resumePoint(core: HarnessCore, address: Omit<TurnAddress, 'turnId'>, lastEventId: string | undefined): Promise<{ turn: TurnAddress; afterIndex: number | 'first-chunk' } | undefined> {
+async function resumePoint(core: Pick<HarnessCore, 'chunkLog' | 'runningTurns'>, address: Omit<TurnAddress, 'turnId'>, lastEventId: string | undefined): Promise<{ turn: TurnAddress; afterIndex: number | 'first-chunk' } | undefined> {
   if (lastEventId === undefined || lastEventId.trim() === '') {
     // Without an id the client has nothing of the running turn; a finished one is not sent again
     // (the AI SDK asks this way on every page load, and would append it twice).
@@ -86,13 +86,16 @@ export async function streamFrom(request: FastifyRequest, reply: FastifyReply, c
   writer.end();
 }
 
+/** What the stream resume routes use of the core: the chunk log and the turns running now. */
+export type StreamRouteParts = Pick<HarnessCore, 'accounts' | 'agents' | 'chunkLog' | 'runningTurns' | 'resumeAdmission'>;
+
 /**
  * `GET /agents/{agentId}/conversations/{conversationKey}/stream`, and the same at
  * `/agents/{agentId}/chat/{conversationKey}/stream`, the URL the AI SDK's
  * `DefaultChatTransport` reconnects to when its `api` is the chat route. A dropped SSE
  * connection never stops a turn; this sends what the client missed, from the chunk log.
  */
-export function registerStreamRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerStreamRoutes(app: FastifyInstance, core: StreamRouteParts): void {
   const handler = async (request: FastifyRequest<{ Params: StreamParams }>, reply: FastifyReply): Promise<void> => {
     const account = currentAccount(request);
     const { agentId, conversationKey } = request.params;

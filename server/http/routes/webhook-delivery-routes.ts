@@ -42,8 +42,11 @@ const listQuery = {
   properties: { limit: { type: 'string', pattern: '^(?:[1-9][0-9]?|1[0-9]{2}|200)$', description: 'How many, 1 to 200 (default 20).' } },
 } as const;
 
+/** What the completion webhook delivery route uses of the core. */
+export type WebhookDeliveryRouteParts = Pick<HarnessCore, 'accounts' | 'completionWebhooks'>;
+
 /** `GET /agents/{agentId}/webhook-deliveries`: the agent's completion webhook deliveries, newest first. */
-export function registerWebhookDeliveryRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerWebhookDeliveryRoutes(app: FastifyInstance, core: WebhookDeliveryRouteParts): void {
   requireAccount(app, core, (scope) => {
     scope.get<{ Params: { agentId: string }; Querystring: { limit?: string } }>(
       '/agents/:agentId/webhook-deliveries',

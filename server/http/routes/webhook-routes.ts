@@ -41,6 +41,9 @@ function flattenQuery(query: unknown): Record<string, string | undefined> {
   return flat;
 }
 
+/** What the channel webhook route uses of the core: the channels (no bearer; each provider's own verification). */
+export type WebhookRouteParts = Pick<HarnessCore, 'channels'>;
+
 /**
  * `POST /webhooks/{accountId}/{agentId}/{provider}`: no bearer; each provider's own
  * verification instead, which needs the body exactly as sent. The route therefore lives in
@@ -48,7 +51,7 @@ function flattenQuery(query: unknown): Record<string, string | undefined> {
  * (Slack sends JSON or form bodies, the others JSON). The core answers; a message is
  * acknowledged at once and processed in the background.
  */
-export function registerWebhookRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerWebhookRoutes(app: FastifyInstance, core: WebhookRouteParts): void {
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

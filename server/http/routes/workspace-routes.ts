@@ -60,13 +60,16 @@ async function checkUpload(request: FastifyRequest): Promise<void> {
   }
 }
 
+/** What the workspace file routes use of the core. */
+export type WorkspaceRouteParts = Pick<HarnessCore, 'accounts' | 'workspaceFiles'>;
+
 /**
  * Files in and out of an agent's workspaces (`harness workspace push|pull|ls`): list,
  * download (raw bytes), upload (raw `application/octet-stream` body) and delete. Paths are
  * relative to the workspace root and resolved like the file tools' paths (400 for escapes);
  * an unknown agent or workspace is a 404.
  */
-export function registerWorkspaceRoutes(app: FastifyInstance, core: HarnessCore): void {
+export function registerWorkspaceRoutes(app: FastifyInstance, core: WorkspaceRouteParts): void {
   requireAccount(app, core, (scope) => {
     // Raw bytes, only in this scope; the JSON routes keep their 1 MiB limit.
     scope.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: maxUploadBytes }, (_request, body, done) => done(null, body));
