@@ -113,6 +113,25 @@ describe('ConversationsRepository', () => {
     expect((await conversations.find('acc', 'agent', 'key'))?.messages.map((stored) => stored.message.content)).toEqual(['message 0', 'message 1', 'message 2']);
   });
 
+  it('loads with one read: every row of a conversation it has not seen (a new one: nothing), the head alone of one it keeps in memory', async () => {
+    const storage = await open();
+    const { table, reads } = recording(storage.table<ConversationRow>('conversations'));
+    const conversations = new ConversationsRepository(table);
+    const created = await conversations.load('acc', 'agent', 'key', 'now');
+    expect(reads).toEqual(['list']);
+    expect(created.version).toBeNull();
+    created.state.messages.push(message(0));
+    const version = await conversations.save(created.state, created.version);
+    reads.length = 0;
+    expect((await conversations.load('acc', 'agent', 'key', 'now')).version).toBe(version);
+    expect(reads).toEqual(['get head']);
+    const { table: elsewhere, reads: readsElsewhere } = recording(storage.table<ConversationRow>('conversations'));
+    const loaded = await new ConversationsRepository(elsewhere).load('acc', 'agent', 'key', 'now');
+    expect(readsElsewhere).toEqual(['list']);
+    expect(loaded.version).toBe(version);
+    expect(loaded.state.messages.map((stored) => stored.message.content)).toEqual(['message 0']);
+  });
+
   it('saves a turn with no read of its own when the loaded version is the one kept in memory', async () => {
     const storage = await open();
     const { table, reads } = recording(storage.table<ConversationRow>('conversations'));

@@ -72,16 +72,26 @@ export class ConversationsRepository {
     return (await this.read(partitionOf(accountId, agentId, conversationKey)))?.state;
   }
 
+  /**
+   * One read when it can be: the head row alone for a conversation whose messages are in
+   * memory (its version says whether they are still current), every row otherwise. A
+   * conversation this process has not seen (a new one, most often) is listed at once rather
+   * than after a head read that finds nothing: on PostgreSQL that is one round trip, not two.
+   */
   private async read(partition: string): Promise<VersionedConversation | undefined> {
-    const head = (await this.table.get(partition, headKey)) as VersionedRow<ConversationHead> | undefined;
-    const cached = head && this.messagesCache.get(partition);
-    if (head && cached && cached.version === head.version && cached.messages.length === head.value.messageCount) {
-      this.remember(partition, cached.version, cached.messages);
-      const { messageCount: _count, ...rest } = head.value;
-      return { state: { ...rest, messages: [...cached.messages] }, version: head.version };
+    const cached = this.messagesCache.get(partition);
+    if (cached) {
+      const head = (await this.table.get(partition, headKey)) as VersionedRow<ConversationHead> | undefined;
+      if (head && cached.version === head.version && cached.messages.length === head.value.messageCount) {
+        this.remember(partition, cached.version, cached.messages);
+        const { messageCount: _count, ...rest } = head.value;
+        return { state: { ...rest, messages: [...cached.messages] }, version: head.version };
+      }
     }
-    const stored = assemble(await this.table.list(partition));
-    if (stored && stored.version !== null && head) this.remember(partition, stored.version, stored.state.messages);
+    const rows = await this.table.list(partition);
+    const stored = assemble(rows);
+    // Kept only for head and message rows: a conversation stored as one row is read whole until its next write moves it.
+    if (stored && stored.version !== null && rows.some((row) => row.key === headKey)) this.remember(partition, stored.version, stored.state.messages);
     return stored && { state: { ...stored.state, messages: [...stored.state.messages] }, version: stored.version };
   }
 
