@@ -12,3 +12,21 @@ export function integerSetting(environment: NodeJS.ProcessEnv, name: string, fal
   }
   return value;
 }
+
+/** One whole-number setting: its variable, its default, and the range a value must be in. */
+export type IntegerSettingSpec = readonly [variable: string, fallback: number, minimum: number, maximum: number];
+
+/**
+ * A group of whole-number settings (`HARNESS_WEBHOOK_*`, `HARNESS_MCP_*`...) written once as a
+ * table: each field's variable, default and range. `settings` reads them all from
+ * `environment`; `defaults` is what an empty environment gives.
+ */
+export function integerSettingGroup<Field extends string>(table: Record<Field, IntegerSettingSpec>): {
+  defaults: Record<Field, number>;
+  settings(environment: NodeJS.ProcessEnv): Record<Field, number>;
+} {
+  const entries = Object.entries(table) as [Field, IntegerSettingSpec][];
+  const read = (environment: NodeJS.ProcessEnv) =>
+    Object.fromEntries(entries.map(([field, [variable, fallback, minimum, maximum]]) => [field, integerSetting(environment, variable, fallback, minimum, maximum)])) as Record<Field, number>;
+  return { defaults: read({}), settings: read };
+}

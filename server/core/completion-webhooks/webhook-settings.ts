@@ -1,4 +1,4 @@
-import { integerSetting } from '../integer-setting.js';
+import { integerSettingGroup } from '../integer-setting.js';
 
 /** How completion webhooks are sent and retried (the operator's `HARNESS_WEBHOOK_*` settings). */
 export interface WebhookSettings {
@@ -40,31 +40,23 @@ export interface WebhookSettings {
   destinationBackoffMaxMs: number;
 }
 
-export const defaultWebhookSettings: WebhookSettings = {
-  timeoutMs: 10_000,
-  maxAttempts: 8,
-  retryBaseMs: 1_000,
-  retryMaxMs: 1_800_000,
-  sweepMs: 60_000,
-  concurrency: 8,
-  concurrencyPerAccount: 2,
-  queuePerAccount: 100,
-  destinationBackoffMs: 1_000,
-  destinationBackoffMaxMs: 60_000,
-};
+/** Each setting's variable, default and range, written once: the defaults and the reader come from it. */
+const webhookSettingTable = integerSettingGroup({
+  timeoutMs: ['HARNESS_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000],
+  maxAttempts: ['HARNESS_WEBHOOK_MAX_ATTEMPTS', 8, 1, 20],
+  retryBaseMs: ['HARNESS_WEBHOOK_RETRY_BASE_MS', 1_000, 1, 3_600_000],
+  retryMaxMs: ['HARNESS_WEBHOOK_RETRY_MAX_MS', 1_800_000, 1, 86_400_000],
+  sweepMs: ['HARNESS_WEBHOOK_SWEEP_MS', 60_000, 100, 3_600_000],
+  concurrency: ['HARNESS_WEBHOOK_CONCURRENCY', 8, 1, 1_000],
+  concurrencyPerAccount: ['HARNESS_WEBHOOK_CONCURRENCY_PER_ACCOUNT', 2, 1, 1_000],
+  queuePerAccount: ['HARNESS_WEBHOOK_QUEUE_PER_ACCOUNT', 100, 2, 100_000],
+  destinationBackoffMs: ['HARNESS_WEBHOOK_DESTINATION_BACKOFF_MS', 1_000, 1, 3_600_000],
+  destinationBackoffMaxMs: ['HARNESS_WEBHOOK_DESTINATION_BACKOFF_MAX_MS', 60_000, 1, 86_400_000],
+});
 
-/** Reads the `HARNESS_WEBHOOK_*` variables over the defaults; a bad value is a start error naming the variable. */
+export const defaultWebhookSettings: WebhookSettings = webhookSettingTable.defaults;
+
+/** Reads the variables over the defaults; a bad value is a start error naming the variable. */
 export function webhookSettingsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): WebhookSettings {
-  return {
-    timeoutMs: integerSetting(environment, 'HARNESS_WEBHOOK_TIMEOUT_MS', defaultWebhookSettings.timeoutMs, 100, 120_000),
-    maxAttempts: integerSetting(environment, 'HARNESS_WEBHOOK_MAX_ATTEMPTS', defaultWebhookSettings.maxAttempts, 1, 20),
-    retryBaseMs: integerSetting(environment, 'HARNESS_WEBHOOK_RETRY_BASE_MS', defaultWebhookSettings.retryBaseMs, 1, 3_600_000),
-    retryMaxMs: integerSetting(environment, 'HARNESS_WEBHOOK_RETRY_MAX_MS', defaultWebhookSettings.retryMaxMs, 1, 86_400_000),
-    sweepMs: integerSetting(environment, 'HARNESS_WEBHOOK_SWEEP_MS', defaultWebhookSettings.sweepMs, 100, 3_600_000),
-    concurrency: integerSetting(environment, 'HARNESS_WEBHOOK_CONCURRENCY', defaultWebhookSettings.concurrency, 1, 1_000),
-    concurrencyPerAccount: integerSetting(environment, 'HARNESS_WEBHOOK_CONCURRENCY_PER_ACCOUNT', defaultWebhookSettings.concurrencyPerAccount, 1, 1_000),
-    queuePerAccount: integerSetting(environment, 'HARNESS_WEBHOOK_QUEUE_PER_ACCOUNT', defaultWebhookSettings.queuePerAccount, 2, 100_000),
-    destinationBackoffMs: integerSetting(environment, 'HARNESS_WEBHOOK_DESTINATION_BACKOFF_MS', defaultWebhookSettings.destinationBackoffMs, 1, 3_600_000),
-    destinationBackoffMaxMs: integerSetting(environment, 'HARNESS_WEBHOOK_DESTINATION_BACKOFF_MAX_MS', defaultWebhookSettings.destinationBackoffMaxMs, 1, 86_400_000),
-  };
+  return webhookSettingTable.settings(environment);
 }

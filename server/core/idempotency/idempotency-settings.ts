@@ -1,4 +1,4 @@
-import { integerSetting } from '../integer-setting.js';
+import { integerSettingGroup } from '../integer-setting.js';
 
 /** How `Idempotency-Key` answers are kept (the operator's `HARNESS_IDEMPOTENCY_*` settings). */
 export interface IdempotencySettings {
@@ -16,19 +16,17 @@ export interface IdempotencySettings {
   sweepSeconds: number;
 }
 
-export const defaultIdempotencySettings: IdempotencySettings = {
-  ttlSeconds: 86_400,
-  claimSeconds: 900,
-  waitMs: 10_000,
-  sweepSeconds: 3_600,
-};
+/** Each setting's variable, default and range, written once: the defaults and the reader come from it. */
+const idempotencySettingTable = integerSettingGroup({
+  ttlSeconds: ['HARNESS_IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 30 * 86_400],
+  claimSeconds: ['HARNESS_IDEMPOTENCY_CLAIM_SECONDS', 900, 1, 86_400],
+  waitMs: ['HARNESS_IDEMPOTENCY_WAIT_MS', 10_000, 0, 600_000],
+  sweepSeconds: ['HARNESS_IDEMPOTENCY_SWEEP_SECONDS', 3_600, 1, 86_400],
+});
 
-/** Reads the `HARNESS_IDEMPOTENCY_*` variables over the defaults; a bad value is a start error naming the variable. */
+export const defaultIdempotencySettings: IdempotencySettings = idempotencySettingTable.defaults;
+
+/** Reads the variables over the defaults; a bad value is a start error naming the variable. */
 export function idempotencySettingsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): IdempotencySettings {
-  return {
-    ttlSeconds: integerSetting(environment, 'HARNESS_IDEMPOTENCY_TTL_SECONDS', defaultIdempotencySettings.ttlSeconds, 1, 30 * 86_400),
-    claimSeconds: integerSetting(environment, 'HARNESS_IDEMPOTENCY_CLAIM_SECONDS', defaultIdempotencySettings.claimSeconds, 1, 86_400),
-    waitMs: integerSetting(environment, 'HARNESS_IDEMPOTENCY_WAIT_MS', defaultIdempotencySettings.waitMs, 0, 600_000),
-    sweepSeconds: integerSetting(environment, 'HARNESS_IDEMPOTENCY_SWEEP_SECONDS', defaultIdempotencySettings.sweepSeconds, 1, 86_400),
-  };
+  return idempotencySettingTable.settings(environment);
 }

@@ -1,4 +1,4 @@
-import { integerSetting } from '../integer-setting.js';
+import { integerSettingGroup } from '../integer-setting.js';
 
 /** How the service talks to accounts' MCP servers (the operator's `HARNESS_MCP_*` settings). */
 export interface McpSettings {
@@ -30,33 +30,24 @@ export interface McpSettings {
   maxCallsPerAccount: number;
 }
 
-export const defaultMcpSettings: McpSettings = {
-  callTimeoutMs: 30_000,
-  connectTimeoutMs: 10_000,
-  toolListTtlMs: 30_000,
-  idleCloseMs: 15_000,
-  maxConnections: 64,
-  maxResponseBytes: 4 * 1024 * 1024,
-  maxListPages: 20,
-  maxToolsPerServer: 256,
-  maxServersPerAgent: 10,
-  maxConnectionsPerAccount: 16,
-  maxCallsPerAccount: 16,
-};
+/** Each setting's variable, default and range, written once: the defaults and the reader come from it. */
+const mcpSettingTable = integerSettingGroup({
+  callTimeoutMs: ['HARNESS_MCP_CALL_TIMEOUT_MS', 30_000, 100, 600_000],
+  connectTimeoutMs: ['HARNESS_MCP_CONNECT_TIMEOUT_MS', 10_000, 100, 120_000],
+  toolListTtlMs: ['HARNESS_MCP_TOOL_LIST_TTL_MS', 30_000, 0, 3_600_000],
+  idleCloseMs: ['HARNESS_MCP_IDLE_CLOSE_MS', 15_000, 100, 3_600_000],
+  maxConnections: ['HARNESS_MCP_MAX_CONNECTIONS', 64, 1, 10_000],
+  maxResponseBytes: ['HARNESS_MCP_MAX_RESPONSE_BYTES', 4 * 1024 * 1024, 1024, 1024 * 1024 * 1024],
+  maxListPages: ['HARNESS_MCP_MAX_LIST_PAGES', 20, 1, 1000],
+  maxToolsPerServer: ['HARNESS_MCP_MAX_TOOLS_PER_SERVER', 256, 1, 10_000],
+  maxServersPerAgent: ['HARNESS_MCP_MAX_SERVERS_PER_AGENT', 10, 1, 1000],
+  maxConnectionsPerAccount: ['HARNESS_MCP_MAX_CONNECTIONS_PER_ACCOUNT', 16, 1, 10_000],
+  maxCallsPerAccount: ['HARNESS_MCP_MAX_CALLS_PER_ACCOUNT', 16, 1, 10_000],
+});
 
-/** Reads the `HARNESS_MCP_*` variables over the defaults; a bad value is a start error naming the variable. */
+export const defaultMcpSettings: McpSettings = mcpSettingTable.defaults;
+
+/** Reads the variables over the defaults; a bad value is a start error naming the variable. */
 export function mcpSettingsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): McpSettings {
-  return {
-    callTimeoutMs: integerSetting(environment, 'HARNESS_MCP_CALL_TIMEOUT_MS', defaultMcpSettings.callTimeoutMs, 100, 600_000),
-    connectTimeoutMs: integerSetting(environment, 'HARNESS_MCP_CONNECT_TIMEOUT_MS', defaultMcpSettings.connectTimeoutMs, 100, 120_000),
-    toolListTtlMs: integerSetting(environment, 'HARNESS_MCP_TOOL_LIST_TTL_MS', defaultMcpSettings.toolListTtlMs, 0, 3_600_000),
-    idleCloseMs: integerSetting(environment, 'HARNESS_MCP_IDLE_CLOSE_MS', defaultMcpSettings.idleCloseMs, 100, 3_600_000),
-    maxConnections: integerSetting(environment, 'HARNESS_MCP_MAX_CONNECTIONS', defaultMcpSettings.maxConnections, 1, 10_000),
-    maxResponseBytes: integerSetting(environment, 'HARNESS_MCP_MAX_RESPONSE_BYTES', defaultMcpSettings.maxResponseBytes, 1024, 1024 * 1024 * 1024),
-    maxListPages: integerSetting(environment, 'HARNESS_MCP_MAX_LIST_PAGES', defaultMcpSettings.maxListPages, 1, 1000),
-    maxToolsPerServer: integerSetting(environment, 'HARNESS_MCP_MAX_TOOLS_PER_SERVER', defaultMcpSettings.maxToolsPerServer, 1, 10_000),
-    maxServersPerAgent: integerSetting(environment, 'HARNESS_MCP_MAX_SERVERS_PER_AGENT', defaultMcpSettings.maxServersPerAgent, 1, 1000),
-    maxConnectionsPerAccount: integerSetting(environment, 'HARNESS_MCP_MAX_CONNECTIONS_PER_ACCOUNT', defaultMcpSettings.maxConnectionsPerAccount, 1, 10_000),
-    maxCallsPerAccount: integerSetting(environment, 'HARNESS_MCP_MAX_CALLS_PER_ACCOUNT', defaultMcpSettings.maxCallsPerAccount, 1, 10_000),
-  };
+  return mcpSettingTable.settings(environment);
 }

@@ -1,4 +1,4 @@
-import { integerSetting } from '../../integer-setting.js';
+import { integerSettingGroup } from '../../integer-setting.js';
 
 /** Timings of the coordination between replicas on PostgreSQL. */
 export interface CoordinationSettings {
@@ -12,14 +12,17 @@ export interface CoordinationSettings {
   cancelPollMs?: number;
 }
 
-export const defaultCoordinationSettings: Required<CoordinationSettings> = { leaseMs: 30_000, jobPollMs: 500, cronResyncMs: 5_000, cancelPollMs: 1_000 };
+/** Each setting's variable, default and range, written once: the defaults and the reader come from it. */
+const coordinationSettingTable = integerSettingGroup({
+  // A heartbeat every third of the lease: a lease survives two missed beats.
+  leaseMs: ['HARNESS_LEASE_MS', 30_000, 1_000, 3_600_000],
+  jobPollMs: ['HARNESS_JOB_POLL_MS', 500, 10, 3_600_000],
+  cronResyncMs: ['HARNESS_CRON_RESYNC_MS', 5_000, 100, 3_600_000],
+  cancelPollMs: ['HARNESS_CANCEL_POLL_MS', 1_000, 50, 3_600_000],
+});
+
+export const defaultCoordinationSettings: Required<CoordinationSettings> = coordinationSettingTable.defaults;
 
 export function coordinationSettingsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): CoordinationSettings {
-  return {
-    // A heartbeat every third of the lease: a lease survives two missed beats.
-    leaseMs: integerSetting(environment, 'HARNESS_LEASE_MS', defaultCoordinationSettings.leaseMs, 1_000, 3_600_000),
-    jobPollMs: integerSetting(environment, 'HARNESS_JOB_POLL_MS', defaultCoordinationSettings.jobPollMs, 10, 3_600_000),
-    cronResyncMs: integerSetting(environment, 'HARNESS_CRON_RESYNC_MS', defaultCoordinationSettings.cronResyncMs, 100, 3_600_000),
-    cancelPollMs: integerSetting(environment, 'HARNESS_CANCEL_POLL_MS', defaultCoordinationSettings.cancelPollMs, 50, 3_600_000),
-  };
+  return coordinationSettingTable.settings(environment);
 }
