@@ -4,9 +4,6 @@ import type { ProviderName } from '../model/providers/provider-registry.js';
 import type { TransportKind } from '../transports/transports.js';
 import type { UnavailableTools } from './unavailable-tools.js';
 
-/** Kept while other folders move their import to transports/ (the table's home); remove once none imports it from here. */
-export type { TransportKind } from '../transports/transports.js';
-
 /** Service-wide settings the tool factories may read: the operator's, never the account's. */
 export interface ToolEnvironment {
   /** `ALPHA_API_KEY`: the fallback key of the search tool family, and of nothing else. */
