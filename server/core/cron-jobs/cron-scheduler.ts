@@ -1,14 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { parseScheduleExpression, type Schedule } from '../schedule-expressions/index.js';
-import type { AsyncRequestStatus } from '../runs/status-row.js';
 import type { Logger } from '../logger.js';
-import type { CronJobRecord, CronRun, CronRunStatus } from './cron-job.js';
+import type { CronJobRecord, CronRun } from './cron-job.js';
 import type { CronJobsRepository, SlotClaim } from './cron-jobs-repository.js';
 import type { CronEventOutcome, CronRunLauncher } from './cron-run-launcher.js';
 import { traceCronFire } from './cron-fire-span.js';
 import { DueQueue, type DueEntry } from './due-queue.js';
 import { maxTimerDelayMs, type SchedulerClock, type SchedulerTimer } from './scheduler-clock.js';
-import { slotsThrough } from './slots-through.js';
+import { dueSlotClaim, finalRunStatus, ScheduleCache } from './slot-claim.js';
 
 export interface CronSchedulerOptions {
   repository: CronJobsRepository;
@@ -42,16 +39,6 @@ interface PendingRun {
   runId: string;
 }
 
-/** An event status that ends a cron run, and how the run records it. */
-function finalRunStatus(status: AsyncRequestStatus, error: string | undefined): { status: CronRunStatus; error?: string } | undefined {
-  if (status === 'completed') return { status: 'completed' };
-  if (status === 'failed') return { status: 'failed', error: error ?? 'the run failed' };
-  if (status === 'cancelled') return { status: 'failed', error: 'the run was cancelled' };
-  // Approvals are denied on cron runs, so this means a turn that cannot go on without a person.
-  if (status === 'awaiting_approval') return { status: 'failed', error: 'the run stopped for an approval, which a cron run cannot give' };
-  return undefined;
-}
-
 /**
  * Fires cron jobs. The schedule engine says when; this only sleeps until the earliest due job
  * (one timer for all jobs, over a min-heap) and then claims the slot with a conditional write
@@ -62,7 +49,7 @@ export class CronScheduler implements CronJobObserver {
   private readonly queue = new DueQueue();
   private readonly pendingRuns = new Map<string, PendingRun>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly schedules = new Map<string, Schedule>();
+  private readonly schedules = new ScheduleCache();
   private timer: SchedulerTimer | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
   private running = false;
@@ -231,16 +218,6 @@ export class CronScheduler implements CronJobObserver {
     void tracked.finally(() => this.inFlight.delete(tracked));
   }
 
-  private schedule(expression: string): Schedule {
-    let schedule = this.schedules.get(expression);
-    if (!schedule) {
-      schedule = parseScheduleExpression(expression);
-      if (this.schedules.size > 10_000) this.schedules.clear();
-      this.schedules.set(expression, schedule);
-    }
-    return schedule;
-  }
-
   /**
    * Fire the due jobs of one account: one read of their rows, the claims worked out from
    * them, and every claim written in one conditional batch (one durable write for a burst),
@@ -262,33 +239,8 @@ export class CronScheduler implements CronJobObserver {
 
   /** The claim of a job's due slot, or undefined when it is not due (anymore). */
   private prepareClaim(job: CronJobRecord): Omit<SlotClaim, 'jobVersion'> | undefined {
-    if (!this.running || job.status !== 'active' || job.nextRunAt === null) return undefined;
-    const slot = Date.parse(job.nextRunAt);
-    const now = this.options.clock.now().getTime();
-    // Moved later by a change since it was queued, or already claimed.
-    if (slot > now || (job.lastFiredSlot !== null && slot <= Date.parse(job.lastFiredSlot))) return undefined;
-    const { missedSlots, lastMissedSlot, next } = slotsThrough(this.schedule(job.scheduleExpression), job.timezone, slot, now, new Date(job.anchorAt));
-    const startedAt = new Date(now).toISOString();
-    const catchUp = slot < this.startedAt || missedSlots > 1;
-    const run: CronRun = {
-      runId: `run_${randomUUID()}`,
-      eventId: `evt_${randomUUID()}`,
-      scheduledFor: job.nextRunAt,
-      startedAt,
-      finishedAt: null,
-      status: 'running',
-      ...(catchUp ? { catchUp: { missedSlots, lastMissedSlot: new Date(lastMissedSlot).toISOString() } } : {}),
-    };
-    const claimed: CronJobRecord = {
-      ...job,
-      lastFiredSlot: new Date(lastMissedSlot).toISOString(),
-      nextRunAt: next === null ? null : new Date(next).toISOString(),
-      // An at() job (or a cron whose years are over) has nothing left once it fired.
-      status: next === null ? 'completed' : 'active',
-      lastRunAt: startedAt,
-      lastRunStatus: 'running',
-    };
-    return { claimed, run };
+    if (!this.running) return undefined;
+    return dueSlotClaim(job, this.options.clock.now().getTime(), this.startedAt, (expression) => this.schedules.get(expression));
   }
 
   /** The slot is ours: put the job back on the agenda and submit the run. */
