@@ -13,6 +13,7 @@ import type { Logger } from '../core/logger.js';
 import { parseChatBody } from '../core/runs/chat-body.js';
 import type { ContinuationDelivery } from '../core/runs/continuation-dispatcher.js';
 import { runTurnToEnd } from '../core/runs/run-turn-to-end.js';
+import { transports } from '../core/transports/transports.js';
 import type { StartedTurn } from '../core/turns/turn-types.js';
 import type { ChunkLog } from '../core/turns/chunk-log.js';
 import type { ResumePlace } from '../core/stream-resumes/resume-admission.js';
@@ -162,7 +163,7 @@ export function createNatsGateway(options: NatsGatewayOptions): NatsGateway {
         ...(parsed.overrides ? { overrides: parsed.overrides } : {}),
         ...(parsed.busy ? { busy: parsed.busy } : {}),
         transport: 'nats',
-        approvalPolicy: 'ask',
+        approvalPolicy: transports.nats.approvals.policy,
         replyTarget: { ...replyTarget },
       });
     } catch (error) {

@@ -28,12 +28,15 @@ export function handedOverTurn(conversationKey: string, applied: BusyApplied, st
     deniedApprovals: [],
     busy: applied,
   };
-  const chunks = [startChunk(turnId, applied.runEventId), busyChunk(applied, status), finishChunk(result)];
-  const stream = new ReadableStream<UIMessageChunk>({
+  return { turnId, eventId: applied.runEventId, stream: streamOf([startChunk(turnId, applied.runEventId), busyChunk(applied, status), finishChunk(result)]), result: Promise.resolve(result) };
+}
+
+/** The stream of a turn that ends at once: these chunks, then its end. */
+export function streamOf(chunks: UIMessageChunk[]): ReadableStream<UIMessageChunk> {
+  return new ReadableStream<UIMessageChunk>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(chunk);
       controller.close();
     },
   });
-  return { turnId, eventId: applied.runEventId, stream, result: Promise.resolve(result) };
 }

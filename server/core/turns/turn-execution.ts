@@ -6,13 +6,14 @@ import type { ApprovalRecord } from '../conversations/conversation.js';
 import { collectSecretValues } from '../secrets/redaction.js';
 import { type StepUsage, usagePerMessage } from '../usage/step-usage.js';
 import type { TokenUsage } from '../usage/token-usage.js';
-import { busyChunk } from './handed-over-turn.js';
+import { busyChunk, streamOf } from './handed-over-turn.js';
+import { reportCancelled, reportWaitingForExternal } from './turn-run-reports.js';
 import { RunUsageRecorder } from './run-usage-recorder.js';
 import { denyOpenApprovals, recordApprovalRequests } from './approvals.js';
 import { asyncResultsMessages, asyncSettledChunk, type SettledAsyncCall } from './async-results-message.js';
 import { describeModelError } from './model-error.js';
 import { keptAfterBudgetStop, runModelPass } from './model-pass.js';
-import { finishChunk, runUsage, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
+import { finishChunk, startChunk, type TurnOutcome, turnResult } from './turn-outcome.js';
 import type { TurnStatus } from './turn-input.js';
 import { defaultTurnSettings } from './turn-settings.js';
 import type { PreparedTurn, TurnExecutionServices } from './turn-execution-inputs.js';
@@ -49,16 +50,7 @@ export class TurnExecution {
   finishAwaitingApproval(): StartedTurn {
     this.turn.release();
     const result = turnResult(this.outcome, 'awaiting_approval');
-    const finish = finishChunk(result);
-    const start = startChunk(this.turn.turnId, this.turn.eventId);
-    const stream = new ReadableStream<UIMessageChunk>({
-      start(controller) {
-        controller.enqueue(start);
-        controller.enqueue(finish);
-        controller.close();
-      },
-    });
-    return { turnId: this.turn.turnId, eventId: this.turn.eventId, stream, result: Promise.resolve(result) };
+    return { turnId: this.turn.turnId, eventId: this.turn.eventId, stream: streamOf([startChunk(this.turn.turnId, this.turn.eventId), finishChunk(result)]), result: Promise.resolve(result) };
   }
 
   run(announce: SettledAsyncCall[]): StartedTurn {
@@ -177,7 +169,7 @@ export class TurnExecution {
       for (const approval of denied) {
         write({ type: 'data-approval-denied', data: { toolCallId: approval.toolCallId, toolName: approval.toolName, reason: approval.reason ?? '' } } as UIMessageChunk);
       }
-      if (asyncPass.hasExternalCalls()) return this.waitForExternal(asyncPass);
+      if (asyncPass.hasExternalCalls()) return reportWaitingForExternal(this.services, this.turn, this.outcome, asyncPass);
       if (modelPass.stoppedBeforeNextCall || modelPass.budgetSpentMidCall) return this.stopForBudget(false);
       if (modelPass.steeredBeforeNextCall || settled.length > 0 || denied.length > 0) {
         // A step boundary: steering messages that wait are given to the model with the next pass.
@@ -222,31 +214,6 @@ export class TurnExecution {
   }
 
   /**
-   * The pass made external calls: make sure its status row says so, then seal the group. The
-   * seal checks readiness itself (siblings may have settled already) and may claim the
-   * continuation, which runs once this turn has released the conversation.
-   */
-  private async waitForExternal(asyncPass: AsyncPass): Promise<TurnStatus> {
-    const { request } = this.turn;
-    for (const row of asyncPass.createdRows()) {
-      if (row.execution === 'external-dispatch') {
-        this.outcome.waitingOn.push({ resultId: row.resultId, toolCallId: row.toolCallId, toolName: row.toolName, execution: row.execution, status: 'processing' });
-      }
-    }
-    await this.services.runReports.waitForAsyncTools({
-      eventId: this.turn.eventId,
-      accountId: request.accountId,
-      agentId: request.agentId,
-      conversationKey: request.conversationKey,
-      transport: request.transport,
-      pendingAsyncTools: this.outcome.waitingOn,
-      ...runUsage(this.outcome),
-    });
-    await this.services.completions.seal(asyncPass.groupId);
-    return 'waiting_async_tools';
-  }
-
-  /**
    * A cancel request stopped the turn. Stored: the messages of the model steps that finished,
    * then the text streamed by the step that was cut short, marked `cancelled` (its unfinished
    * tool calls are left out, so the conversation stays valid for the next turn). The pass's
@@ -267,7 +234,7 @@ export class TurnExecution {
     if (asyncPass && asyncPass.createdRows().length > 0) await this.services.completions.cancelGroup(asyncPass.groupId, cancelledReason);
     state.updatedAt = timestamp;
     this.version = await this.services.save(state, this.version);
-    await this.markRowCancelled();
+    await reportCancelled(this.services, this.turn, this.outcome);
     this.services.logger.info({ event: 'turn', turnId, eventId, agentId: request.agentId }, 'turn cancelled');
     return 'cancelled';
   }
@@ -286,23 +253,8 @@ export class TurnExecution {
       state.updatedAt = timestamp;
       this.version = await this.services.save(state, this.version);
     }
-    await this.markRowCancelled();
+    await reportCancelled(this.services, this.turn, this.outcome);
     return 'cancelled';
-  }
-
-  private async markRowCancelled(): Promise<void> {
-    const { request, eventId } = this.turn;
-    const result = turnResult(this.outcome, 'cancelled');
-    await this.services.runReports.cancel({
-      eventId,
-      accountId: request.accountId,
-      agentId: request.agentId,
-      conversationKey: request.conversationKey,
-      transport: request.transport,
-      text: result.text,
-      messages: result.messages,
-      ...runUsage(this.outcome),
-    });
   }
 
   /** Adds a pass's model calls (and the one it cut short) to this run's usage, and to what the daily counters are yet to count. */
