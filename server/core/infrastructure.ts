@@ -6,7 +6,7 @@
 export const applicationName = 'harness';
 
 /** The logical tables. Later features add theirs here, and nowhere else. */
-export const tableKeys = ['accounts', 'agents', 'conversations', 'asyncToolResults', 'cronJobs', 'events', 'channelDeliveries', 'webhookDeliveries', 'usage', 'conversationInbox', 'idempotencyKeys'] as const;
+export const tableKeys = ['accounts', 'agents', 'conversations', 'asyncToolResults', 'cronJobs', 'events', 'channelDeliveries', 'webhookDeliveries', 'usage', 'conversationInbox', 'idempotencyKeys', 'memoryNotes'] as const;
 export type TableKey = (typeof tableKeys)[number];
 
 export interface InfrastructureDefinition {

@@ -3,7 +3,9 @@ import { validateChannelsConfig } from '../channels/channel-config.js';
 import { validateWebhooksConfig, type WebhooksConfig } from '../completion-webhooks/webhooks-config.js';
 import { InvalidRequestError } from '../errors.js';
 import { busyModes } from './busy-mode.js';
+import { contextConfigSchema } from '../context/context-config.js';
 import { type McpConfig, validateMcpConfig } from '../mcp/mcp-config-schema.js';
+import { type MemoryConfig, validateMemoryConfig } from '../memory/memory-config-schema.js';
 import { type ModelConfig, modelConfigSchema } from '../model/model-config.js';
 import { checkModelProviders, type ProviderConfigs, validateProviderConfigs } from '../model/provider-config.js';
 import { checkProviderTools } from '../model/provider-tools.js';
@@ -32,6 +34,10 @@ const agentConfigSchema = z.strictObject({
   busy: z.enum(busyModes, { error: `must be one of ${busyModes.join(', ')}` }).optional(),
   // MCP servers (server/core/mcp), validated by their own validator.
   mcp: z.unknown().optional(),
+  // Notes beyond the conversation (server/core/memory), validated by its own validator.
+  memory: z.unknown().optional(),
+  // How a history longer than the model's window is sent (server/core/context).
+  context: contextConfigSchema.optional(),
 });
 
 /**
@@ -39,12 +45,13 @@ const agentConfigSchema = z.strictObject({
  * `validateAgentConfigSections` returns them (defaults filled); the tool sources validate them
  * again, into their narrow types, when tools are built.
  */
-export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'provider' | 'model' | 'tools' | 'webhooks' | 'mcp' | keyof AgentConfigSections> & {
+export type AgentConfig = Omit<z.infer<typeof agentConfigSchema>, 'provider' | 'model' | 'tools' | 'webhooks' | 'mcp' | 'memory' | keyof AgentConfigSections> & {
   provider?: ProviderConfigs;
   model?: ModelConfig;
   tools?: Record<string, Record<string, unknown>>;
   webhooks?: WebhooksConfig;
   mcp?: McpConfig;
+  memory?: MemoryConfig;
 } & { [Key in keyof AgentConfigSections]?: Record<string, unknown> };
 
 /**
@@ -80,7 +87,7 @@ export function validateAgentConfig(config: unknown): AgentConfig {
   const providers = provider === undefined ? undefined : validateProviderConfigs(provider);
   const parsed = agentConfigSchema.safeParse(config);
   if (!parsed.success) throw zodIssueError('config', parsed.error);
-  const { provider: _provider, model, tools, channels, webhooks, mcp, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
+  const { provider: _provider, model, tools, channels, webhooks, mcp, memory, sandbox, workspace, subagent, skills, ...rest } = parsed.data;
   checkModelProviders(providers, model as ModelConfig | undefined);
   const validatedTools = tools ? validateToolsConfig(tools) : undefined;
   checkProviderTools(providers, model as ModelConfig | undefined, validatedTools);
@@ -93,5 +100,6 @@ export function validateAgentConfig(config: unknown): AgentConfig {
     ...(channels ? { channels: validateChannelsConfig(channels) } : {}),
     ...(webhooks !== undefined ? { webhooks: validateWebhooksConfig(webhooks) } : {}),
     ...(mcp !== undefined ? { mcp: validateMcpConfig(mcp) } : {}),
+    ...(memory !== undefined ? { memory: validateMemoryConfig(memory) } : {}),
   };
 }

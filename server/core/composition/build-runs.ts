@@ -10,6 +10,10 @@ import type { WebhookDelivery } from '../completion-webhooks/webhook-delivery.js
 import { type ConversationRow, ConversationsRepository } from '../conversations/conversations-repository.js';
 import { createModelFetch } from '../model/model-fetch.js';
 import { mcpToolSource } from '../mcp/mcp-tool-source.js';
+import { AgentMemory } from '../memory/agent-memory.js';
+import type { MemoryRow } from '../memory/memory-note.js';
+import { MemoryNotesRepository } from '../memory/memory-notes-repository.js';
+import { memoryToolSource } from '../memory/memory-tool-source.js';
 import { AsyncRequests, viewAsyncRequest } from '../runs/async-requests.js';
 import { BackgroundWorker } from '../runs/background-worker.js';
 import { BusyConversations } from '../runs/busy-conversations.js';
@@ -85,14 +89,17 @@ export function buildRuns(inputs: CoreInputs, shared: AccountsAndAgents, options
     inbox: new ConversationInbox(storage.table<InboxEntry>(tables.conversationInbox)),
     maxWaitingPerConversation: settings.busy.maxWaitingPerConversation,
   });
+  const memory = new AgentMemory(new MemoryNotesRepository(storage.table<MemoryRow>(tables.memoryNotes), now), settings.memory);
   const turns = new TurnRunner({
     busy,
+    memory,
     // The tools that come from their own config keys, never from config.tools.
     toolSources: (runner) => [
       sandboxToolSource({ bucketFolder: options.bucketFolder, bubblewrap: options.bubblewrap, settings: settings.sandboxSettings, cgroups: options.sandboxCgroups }),
       subagentToolSource(runner),
       skillsToolSource({ bucketFolder: options.bucketFolder }),
       mcpToolSource(mcpConnections, settings.mcp.maxServersPerAgent),
+      memoryToolSource(memory),
     ],
     agents,
     conversations,

@@ -4,6 +4,7 @@ import { type WebhookSettings, webhookSettingsFromEnvironment } from '../complet
 import { type IdempotencySettings, idempotencySettingsFromEnvironment } from '../idempotency/idempotency-settings.js';
 import { limitsFromEnvironment, type ServiceLimits } from '../limits/service-limits.js';
 import { type McpSettings, mcpSettingsFromEnvironment } from '../mcp/mcp-settings.js';
+import { type MemorySettings, memorySettingsFromEnvironment } from '../memory/memory-settings.js';
 import { type ModelSettings, modelSettingsFromEnvironment } from '../model/model-settings.js';
 import { outboundSettingsFromEnvironment, type OutboundSettings } from '../outbound/outbound-settings.js';
 import { type BusySettings, busySettingsFromEnvironment } from '../runs/busy-settings.js';
@@ -42,6 +43,8 @@ export interface CoreSettings {
   idempotency: IdempotencySettings;
   /** The sandbox (`HARNESS_SANDBOX_*`). */
   sandboxSettings: SandboxSettings;
+  /** Bounds on agents' memory notes and how many are recalled (`HARNESS_MEMORY_*`). */
+  memory: MemorySettings;
   /** The service-wide keys of the built-in tools (`ALPHA_API_KEY`, `ALPHA_BASE_URL`...). */
   toolEnvironment: ToolEnvironment;
 }
@@ -61,6 +64,7 @@ export function coreSettingsFromEnvironment(environment: NodeJS.ProcessEnv): Cor
     busy: busySettingsFromEnvironment(environment),
     idempotency: idempotencySettingsFromEnvironment(environment),
     sandboxSettings: sandboxSettingsFromEnvironment(environment),
+    memory: memorySettingsFromEnvironment(environment),
     toolEnvironment: toolEnvironmentFrom(environment),
   };
 }

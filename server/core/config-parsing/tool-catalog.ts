@@ -105,4 +105,7 @@ export const toolsConfiguredElsewhere: Record<string, string> = {
   grep: 'config.workspace',
   run_subagent: 'config.subagent',
   load_skill: 'config.skills',
+  memory_save: 'config.memory',
+  memory_search: 'config.memory',
+  memory_forget: 'config.memory',
 };

@@ -41,6 +41,8 @@ async function runSubagent(turns: SubagentTurns, context: ToolContext, agentId: 
     accountId: context.accountId,
     agentId,
     conversationKey,
+    // The caller's end user is the subagent's too (its memory scope `user`).
+    ...(context.user !== undefined ? { user: context.user } : {}),
     input: { kind: 'user', message: { role: 'user', content: message } },
     // JSON semantics: no stream reaches a person, and external-dispatch tools are allowed.
     transport: 'json',

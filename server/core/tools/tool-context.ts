@@ -21,6 +21,8 @@ export interface ToolContext {
   conversationKey: string;
   turnId: string;
   transport: TransportKind;
+  /** The end user the conversation belongs to (the request's, or the one memory derives from the key). */
+  user?: string;
   environment: ToolEnvironment;
   /** The provider the agent's model is on, for the error naming a tool it lacks. */
   providerName: ProviderName;

@@ -22,6 +22,8 @@ export interface ModelPassInput {
   maxRetries: number;
   /** A request's `instructions`: system text after the agent's `system`, for this run's calls only (never stored). */
   instructions?: string;
+  /** The agent's memory notes for this turn (server/core/memory): system text after the agent's `system`, never stored. */
+  memoryNotes?: string;
   /** The turn's structured output: the provider is asked for it on every call. */
   output?: StructuredOutput;
   /** The characters one model call may stream (`HARNESS_TURN_MAX_ANSWER_CHARACTERS`): past it the call is stopped and fails. */
@@ -38,6 +40,14 @@ export interface ModelPassInput {
   stopBeforeNextCall: () => boolean;
   /** Asked at each step boundary too: true (a steering message waits) stops the pass there, so the turn can take the message. */
   steerBeforeNextCall?: () => Promise<boolean>;
+  /**
+   * Before each call after the first (tool results came back): the messages to send instead,
+   * when they would not fit the window (server/core/context); `previous`: how many messages the
+   * last call sent and the input tokens the provider reported for them.
+   */
+  fitStep?: (messages: ModelMessage[], previous: { sentCount: number; reportedTokens: number } | undefined) => ModelMessage[] | undefined;
+  /** True for a failure the turn recovers from by itself (a request over the window): its error is not streamed. */
+  holdsError?: (error: unknown) => boolean;
   /** A model call ended (or was cut short and estimated): its usage, at once. */
   callEnded: (usage: TokenUsage) => void;
   write: (chunk: UIMessageChunk) => void;
@@ -111,7 +121,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   let finishedSteps: StepResult<ToolSet>[] = [];
   // The same request for every call of the pass: measured once, when first asked.
   let requestCharacters: number | undefined;
-  const system = [agent.config.system, input.instructions].filter((text) => text !== undefined && text !== '').join('\n\n');
+  const system = [agent.config.system, input.memoryNotes, input.instructions].filter((text) => text !== undefined && text !== '').join('\n\n');
   const prompt = () => (requestCharacters ??= promptCharacters(system, { messages: input.messages }));
   // The pass's own signal: the turn's cancel, or the budget spent mid-call.
   const passAbort = new AbortController();
@@ -136,6 +146,8 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
   };
   const inProgress = new StepInProgress({ ...(budget ? { budget } : {}), maxAnswerCharacters, answerTooLong });
   let stoppedBeforeNextCall = false;
+  // How many messages the latest call sent (what its reported input tokens count).
+  let sentCount = 0;
   // Each call's usage names the provider and model that made it (a fallback's, after a failover).
   const answeredBy = (usage: TokenUsage): TokenUsage => {
     const answering = agentModel.answeredBy?.() ?? agentModel;
@@ -166,12 +178,15 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
     onError: ({ error }) => {
       modelError = error;
     },
-    prepareStep: ({ stepNumber, responseMessages: before }) => {
+    prepareStep: ({ stepNumber, responseMessages: before, messages, steps: done }) => {
       if (stepNumber === 0) {
         initialMessages = [...before];
         messageCount = initialMessages.length;
       }
-      return undefined;
+      const reported = done.at(-1)?.usage.inputTokens;
+      const fitted = stepNumber > 0 ? input.fitStep?.(messages, reported === undefined ? undefined : { sentCount, reportedTokens: reported }) : undefined;
+      sentCount = (fitted ?? messages).length;
+      return fitted ? { messages: fitted } : undefined;
     },
     onStepEnd: (step) => {
       messageCount += step.response.messages.length;
@@ -201,6 +216,7 @@ export async function runModelPass(input: ModelPassInput): Promise<ModelPassResu
       const chunk = next.value;
       inProgress.observe(chunk);
       // The turn's own finish says `cancelled`; the SDK's abort chunk would end the client's message early.
+      if (chunk.type === 'error' && input.holdsError?.(modelError ?? chunk.errorText)) continue;
       if (chunk.type === 'error') write({ type: 'error', errorText: describeModelError(modelError ?? chunk.errorText, secrets) });
       else if (chunk.type !== 'abort') write(chunk);
     }

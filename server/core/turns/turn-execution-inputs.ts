@@ -59,6 +59,8 @@ export interface PreparedTurn {
   budget?: RunTokenBudget;
   /** The busy mode that applied when the turn's message met a running turn. */
   busy?: BusyApplied;
+  /** Memory notes for this turn's model calls: system text after the agent's `system` (never stored). */
+  memoryNotes?: string;
   /** The structured value the turn ends with (the request's `output` or `config.model.output`). */
   output?: StructuredOutput;
   state: ConversationState;

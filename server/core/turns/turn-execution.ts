@@ -118,6 +118,7 @@ export class TurnExecution {
         maxSteps,
         maxRetries: this.services.modelMaxRetries,
         ...(request.overrides?.instructions ? { instructions: request.overrides.instructions } : {}),
+        ...(this.turn.memoryNotes ? { memoryNotes: this.turn.memoryNotes } : {}),
         ...(this.turn.output ? { output: this.turn.output } : {}),
         maxAnswerCharacters: this.services.maxAnswerCharacters ?? defaultTurnSettings.maxAnswerCharacters,
         signal,

@@ -9,6 +9,8 @@ import type { ConversationsRepository } from '../conversations/conversations-rep
 import { ConflictError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { UntrustedJsonSchemas } from '../json-schema/untrusted-json-schemas.js';
+import type { AgentMemory } from '../memory/agent-memory.js';
+import { endUserOf } from '../memory/memory-scope.js';
 import { createAgentModel } from '../model/language-model.js';
 import { StructuredOutput } from '../structured-output/structured-output.js';
 import type { BusyGate, BusyTicket, RunTicket } from './busy-gate.js';
@@ -61,6 +63,8 @@ export interface TurnRunnerOptions {
   schemas?: UntrustedJsonSchemas;
   /** What a user message does when its conversation has a turn running (none: it waits for the conversation, as `queue`). */
   busy?: BusyGate;
+  /** The notes of `config.memory` given to the model with each turn (none: no memory). */
+  memory?: Pick<AgentMemory, 'recall'>;
 }
 
 /**
@@ -202,6 +206,7 @@ export class TurnRunner {
         conversationKey: request.conversationKey,
         turnId,
         transport: request.transport,
+        user: endUserOf(request),
         environment: options.toolEnvironment,
         providerName: agentModel.providerName,
         providerTools: agentModel.providerTools,
@@ -234,13 +239,14 @@ export class TurnRunner {
       closeInterruptedApprovals(state, turnId, timestamp);
       const { ready, announce } = prepare(state, turnId, timestamp, ticketMessages);
       state.updatedAt = timestamp;
+      const memoryNotes = ready ? await options.memory?.recall(agent.config, request, state.messages) : undefined;
       // Approval answers are claimed on disk before any approved tool can run: that write is
       // what makes a second answer a 409 and the tool run at most once. A user message, or a
       // continuation's injected results (re-injected by recovery if lost), is stored with the
       // turn's first model pass instead, saving one fsync before the model call.
       const version = request.input?.kind === 'approvals' ? await options.execution.save(state, loaded.version) : loaded.version;
       const unavailableTools = toolContext.unavailableTools?.empty === false ? toolContext.unavailableTools : undefined;
-      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, ...(ticket?.applied ? { busy: ticket.applied } : {}), ...(unavailableTools ? { unavailableTools } : {}), ...(budget ? { budget } : {}), ...(output ? { output } : {}), state, version, turnId, eventId, firstNewMessage, release, holder });
+      const execution = new TurnExecution(options.execution, { request, agent, agentModel, tools, ...(ticket?.applied ? { busy: ticket.applied } : {}), ...(unavailableTools ? { unavailableTools } : {}), ...(memoryNotes ? { memoryNotes } : {}), ...(budget ? { budget } : {}), ...(output ? { output } : {}), state, version, turnId, eventId, firstNewMessage, release, holder });
       return ready ? execution.run(announce ?? []) : execution.finishAwaitingApproval();
     } catch (error) {
       release();

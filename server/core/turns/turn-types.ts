@@ -19,6 +19,12 @@ export interface TurnRequest {
   /** The request's `model` settings and `instructions`, for this run only (its continuations too). */
   overrides?: TurnOverrides;
   transport: TransportKind;
+  /**
+   * The end user the conversation belongs to, when the caller authenticated one (end-user
+   * tokens, a later issue; a subagent's caller passes on its own). Unset, memory derives it from
+   * the conversation key (server/core/memory/memory-scope.ts).
+   */
+  user?: string;
   /** What a user message does when a turn already runs on its conversation (the request's `busy`; default: the agent's `config.busy`, then the transport's). */
   busy?: BusyMode;
   approvalPolicy: ApprovalPolicy;
