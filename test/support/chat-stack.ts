@@ -8,6 +8,7 @@ import { defaultSandboxSettings, type SandboxSettings } from '../../server/core/
 import { defaultServiceLimits, type ServiceLimits } from '../../server/core/limits/service-limits.js';
 import type { OutboundSettings } from '../../server/core/outbound/outbound-settings.js';
 import type { McpSettings } from '../../server/core/mcp/mcp-settings.js';
+import type { MemorySettings } from '../../server/core/memory/memory-settings.js';
 import type { ModelSettings } from '../../server/core/model/model-settings.js';
 import type { TurnSettings } from '../../server/core/turns/turn-settings.js';
 import type { WebhookSettings } from '../../server/core/completion-webhooks/webhook-settings.js';
@@ -79,6 +80,8 @@ export interface ChatStackOptions {
   model?: ModelSettings;
   /** Bounds on what a turn's model calls leave behind (default: the defaults, whatever the environment holds). */
   turns?: TurnSettings;
+  /** Bounds on memory notes (default: the defaults, whatever the environment holds). */
+  memory?: MemorySettings;
 }
 
 /** Both services listening on loopback, on real lowdb files, with the fixture model and search service. */
@@ -112,6 +115,7 @@ export async function startChatStack(options: ChatStackOptions = {}): Promise<Ch
       ...(options.mcp ? { mcp: options.mcp } : {}),
       ...(options.model ? { model: options.model } : {}),
       ...(options.turns ? { turns: options.turns } : {}),
+      ...(options.memory ? { memory: options.memory } : {}),
       limits: { ...defaultServiceLimits, ...options.limits },
       ...(options.sameInvocationTimeoutMs ? { sameInvocationTimeoutMs: options.sameInvocationTimeoutMs } : {}),
     });
