@@ -9,6 +9,8 @@ import { WebhookDeliveriesRepository } from '../completion-webhooks/webhook-deli
 import type { WebhookDelivery } from '../completion-webhooks/webhook-delivery.js';
 import { type ConversationRow, ConversationsRepository } from '../conversations/conversations-repository.js';
 import { createModelFetch } from '../model/model-fetch.js';
+import { createAgentModel } from '../model/language-model.js';
+import { ContextManager } from '../context/context-manager.js';
 import { mcpToolSource } from '../mcp/mcp-tool-source.js';
 import { AgentMemory } from '../memory/agent-memory.js';
 import type { MemoryRow } from '../memory/memory-note.js';
@@ -119,6 +121,10 @@ export function buildRuns(inputs: CoreInputs, shared: AccountsAndAgents, options
       usage,
       runningTurns: coordination.runningTurns,
       steering: busy,
+      context: new ContextManager({
+        maxRetries: options.modelMaxRetries,
+        createSummaryModel: (config, modelId) => createAgentModel({ ...config, model: { ...config.model!, id: modelId, fallbacks: undefined } }, { fetch: createModelFetch({ dispatcher: outbound.dispatcherFor('model'), ...settings.model }) }),
+      }),
     },
     logger,
     now,

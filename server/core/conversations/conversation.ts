@@ -12,6 +12,28 @@ export interface StoredMessage {
   cancelled?: true;
   /** On the last assistant message of a turn with structured output: the validated value. */
   output?: unknown;
+  /**
+   * Set on a summary marker: its `message` is the summary of the messages before
+   * `summarizedThrough`, sent in their place (server/core/context). Markers are appended like
+   * any message (storage is append-only) and never sent where they are stored.
+   */
+  compaction?: CompactionMarker;
+}
+
+/** What a summary marker records about the compaction that wrote it. */
+export interface CompactionMarker {
+  /** The messages before this index of the conversation are covered by the summary. */
+  summarizedThrough: number;
+  /** Why it was written: the trigger ratio passed, the provider refused an oversized request, or `POST .../compact`. */
+  trigger: 'threshold' | 'overflow' | 'manual';
+  /** The request's input tokens before and after, estimated. */
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** True for a summary marker (not a message of the conversation itself). */
+export function isCompactionMarker(stored: StoredMessage): stored is StoredMessage & { compaction: CompactionMarker } {
+  return stored.compaction !== undefined;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Agent } from '../agents/agent.js';
 import type { AsyncPass } from '../async-tools/async-pass.js';
 import type { AsyncToolResultsRepository } from '../async-tools/async-tool-results-repository.js';
 import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
+import type { ContextManager } from '../context/context-manager.js';
 import type { ConversationState } from '../conversations/conversation.js';
 import type { RunningTurns } from '../coordination/running-turns.js';
 import type { Logger } from '../logger.js';
@@ -40,6 +41,8 @@ export interface TurnExecutionServices {
   steering?: Steering;
   /** Where each run's token usage is counted per account, agent and day (none: not counted). */
   usage?: Pick<AccountUsage, 'record'>;
+  /** Builds what each model call is sent within the model's window (none: the whole history, as before issue 26). */
+  context?: ContextManager;
 }
 
 /** Points an async-wrapped tool at the async pass that is running when it is called. */

@@ -3,6 +3,7 @@ import { cancelledReason } from './run-reports.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
 import { type DeliveryMetadata, groupIdOfResult } from '../async-tools/async-tool-result.js';
 import type { ApprovalRecord } from '../conversations/conversation.js';
+import { TurnContext } from '../context/turn-context.js';
 import { collectSecretValues } from '../secrets/redaction.js';
 import { type StepUsage, usagePerMessage } from '../usage/step-usage.js';
 import type { TokenUsage } from '../usage/token-usage.js';
@@ -102,6 +103,7 @@ export class TurnExecution {
     const delivery: DeliveryMetadata = { transport: request.transport, eventId: this.turn.eventId, ...(request.replyTarget ? { replyTarget: request.replyTarget } : {}), ...(request.overrides ? { overrides: request.overrides } : {}) };
     const signal = this.cancel.signal;
     const { steering } = this.services;
+    const context = this.turnContext();
     for (let pass = 0; pass < maxSteps * 4; pass += 1) {
       if (signal.aborted) return this.finishCancelled(undefined, [], '');
       // Before every model pass (a continuation's first, the one after async results or denials).
@@ -109,12 +111,16 @@ export class TurnExecution {
       const owner = { accountId: request.accountId, agentId: request.agentId, conversationKey: request.conversationKey, turnId, delivery };
       const asyncPass = new AsyncPass(owner, this.services.asyncResults, this.services.completions, logger, now);
       holder.current = asyncPass;
+      // What this pass sends: the history, or its summary and what followed (server/core/context).
+      const prepared = context && (await context.beforePass(signal, write));
+      if (prepared) this.countCalls(prepared.summaryCalls.map((usage) => ({ usage, messageCount: 0 })));
       const modelPass = await runModelPass({
         agent,
         agentModel,
         tools,
         ...(this.turn.unavailableTools ? { unavailableTools: this.turn.unavailableTools } : {}),
-        messages: state.messages,
+        messages: prepared?.messages ?? state.messages,
+        ...context?.passOptions(),
         maxSteps,
         maxRetries: this.services.modelMaxRetries,
         ...(request.overrides?.instructions ? { instructions: request.overrides.instructions } : {}),
@@ -132,6 +138,7 @@ export class TurnExecution {
         write,
       });
       const { steps, cutShort, modelError } = modelPass;
+      context?.afterPass(steps);
       if (signal.aborted) return this.finishCancelled(asyncPass, modelPass.finishedMessages, modelPass.partialText, steps, cutShort);
       const responseMessages = modelPass.budgetSpentMidCall ? keptAfterBudgetStop(modelPass) : modelPass.responseMessages;
       let timestamp = now().toISOString();
@@ -140,8 +147,10 @@ export class TurnExecution {
       for (const [index, message] of (responseMessages ?? []).entries()) state.messages.push({ message, turnId, createdAt: timestamp, ...(usages[index] ? { usage: usages[index] } : {}) });
       this.countCalls(steps, cutShort);
       const requested = recordApprovalRequests(state, responseMessages ?? [], turnId, timestamp, this.turn.eventId);
+      // A request over the window: compacted harder and called again, once.
+      if (modelError !== undefined && !responseMessages && !asyncPass.hasPendingInvocations() && context?.retryAfterOverflow(modelError)) continue;
       if (modelError !== undefined) {
-        this.outcome.failure = { kind: 'upstream', message: describeModelError(modelError, this.secrets) };
+        this.outcome.failure = { kind: 'upstream', message: context?.overflowMessage(modelError) ?? describeModelError(modelError, this.secrets) };
         logger.warn({ event: 'turn', turnId, agentId: request.agentId, error: this.outcome.failure.message }, 'model call failed');
       }
       // Same-invocation work is awaited before anything else, even when the pass failed, so
@@ -256,6 +265,14 @@ export class TurnExecution {
     }
     await reportCancelled(this.services, this.turn, this.outcome);
     return 'cancelled';
+  }
+
+  /** The turn's context (none when the service manages none): the agent's system text as every call sends it. */
+  private turnContext(): TurnContext | undefined {
+    const { agent, agentModel, tools, state, turnId, request, memoryNotes } = this.turn;
+    if (!this.services.context) return undefined;
+    const system = [agent.config.system, memoryNotes, request.overrides?.instructions].filter((text) => text !== undefined && text !== '').join('\n\n');
+    return new TurnContext(this.services.context, { state, config: agent.config, agentModel, tools, system, turnId, now: this.services.now });
   }
 
   /** Adds a pass's model calls (and the one it cut short) to this run's usage, and to what the daily counters are yet to count. */
