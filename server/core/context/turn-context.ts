@@ -55,7 +55,7 @@ export class TurnContext {
     return {
       fitStep: (messages: ModelMessage[], previous: { sentCount: number; reportedTokens: number } | undefined) =>
         this.manager.fitStep(messages, previous ?? { sentCount: 0, reportedTokens: limits.fixedTokens }, limits),
-      holdsError: (error: unknown) => !this.overflowRetried && isContextOverflow(error),
+      holdsError: (error: unknown) => !this.overflowRetried && limits.settings.strategy !== 'off' && isContextOverflow(error),
     };
   }
 
@@ -67,7 +67,8 @@ export class TurnContext {
 
   /** True once for a refusal as too large: the next pass compacts harder and calls again. */
   retryAfterOverflow(error: unknown): boolean {
-    if (this.overflowRetried || !isContextOverflow(error)) return false;
+    // `off` is the behaviour before context management: the refusal fails the turn.
+    if (this.overflowRetried || !isContextOverflow(error) || this.manager.limits(this.input).settings.strategy === 'off') return false;
     this.overflowRetried = true;
     this.retryNext = true;
     return true;
@@ -77,6 +78,7 @@ export class TurnContext {
   overflowMessage(error: unknown): string | undefined {
     if (!isContextOverflow(error)) return undefined;
     const { window } = this.manager.limits(this.input);
-    return `The conversation does not fit the model's context window even after compaction: the request was about ${this.lastEstimate ?? 0} input tokens, the window is ${window.contextWindow} tokens (${window.inputBudget} for input). Set config.model.contextWindow to the model's real window, or start a new conversation.`;
+    const after = this.overflowRetried ? ' even after compaction' : '';
+    return `The conversation does not fit the model's context window${after}: the request was about ${this.lastEstimate ?? 0} input tokens, the window is ${window.contextWindow} tokens (${window.inputBudget} for input). Set config.model.contextWindow to the model's real window, use config.context.strategy "compact" or "window", or start a new conversation.`;
   }
 }

@@ -37,7 +37,8 @@ export function runUsage(outcome: TurnOutcome): Pick<TurnResult, 'usage' | 'usag
 }
 
 export function turnResult(outcome: TurnOutcome, status: TurnStatus): TurnResult {
-  const messages = outcome.state.messages.slice(outcome.firstNewMessage).map((stored) => stored.message);
+  // A summary marker written during the turn is not one of its messages (GET .../conversations/{key} shows it).
+  const messages = outcome.state.messages.slice(outcome.firstNewMessage).filter((stored) => !stored.compaction).map((stored) => stored.message);
   return {
     turnId: outcome.turnId,
     eventId: outcome.eventId,

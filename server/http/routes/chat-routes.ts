@@ -159,9 +159,11 @@ export function registerChatRoutes(app: FastifyInstance, core: ChatRouteParts, o
           // An assistant message carries the usage of the model call that produced it, and
           // `cancelled: true` when a cancel request cut it short.
           // The last assistant message of a turn with structured output carries its `output`.
+          // A summary marker (context compaction) carries `compaction`: the messages before
+          // `summarizedThrough` are sent as its summary.
           messages: state.messages.map((stored) =>
-            stored.usage || stored.cancelled || 'output' in stored
-              ? { ...stored.message, ...(stored.usage ? { usage: stored.usage } : {}), ...(stored.cancelled ? { cancelled: true } : {}), ...('output' in stored ? { output: stored.output } : {}) }
+            stored.usage || stored.cancelled || 'output' in stored || stored.compaction
+              ? { ...stored.message, ...(stored.usage ? { usage: stored.usage } : {}), ...(stored.cancelled ? { cancelled: true } : {}), ...('output' in stored ? { output: stored.output } : {}), ...(stored.compaction ? { compaction: stored.compaction } : {}) }
               : stored.message,
           ),
           pendingApprovals: pendingApprovals(state),
