@@ -126,6 +126,22 @@ describe('context compaction: a long conversation against a model with a small w
     expect(markers.some((marker) => /Fixture summary #([2-9]|\d\d)/.test(textOf(marker.content)))).toBe(true);
   }, 120_000);
 
+  it("recovers from the provider's context-length error when the configured window is larger than the real one: compacts harder and calls again", async () => {
+    await stack.putAgent(secret, 'overconfident', { ...agent(), model: { provider: 'openai', id: 'fixture-model', contextWindow: 2 * window } });
+    stack.model.resetCalls();
+    for (let turn = 0; turn < 40; turn += 1) {
+      const response = await stack.chat(secret, 'overconfident', { conversationKey: 'over-1', message: `Over turn ${turn}: ${'words and more words '.repeat(10)}` });
+      expect(response.status, await response.clone().text()).toBe(200);
+    }
+    const calls = stack.model.calls();
+    // Some requests were refused as too large, and each was followed by a summary and a call that fit.
+    const refused = calls.filter((call) => call.usage === undefined);
+    expect(refused.length).toBeGreaterThan(0);
+    const stored = await fetch(`${stack.agentUrl}/agents/overconfident/conversations/over-1`, { headers: { authorization: `Bearer ${secret}` } });
+    const view = (await stored.json()) as { messages: StoredView[] };
+    expect(view.messages.some((message) => message.compaction?.trigger === 'overflow')).toBe(true);
+  }, 120_000);
+
   it('window drops the oldest turns instead, and off sends everything until the provider refuses', async () => {
     await stack.putAgent(secret, 'windowed', agent({ strategy: 'window' }));
     stack.model.resetCalls();
