@@ -6,7 +6,7 @@ import type { cronJobCreateBody, cronJobListView, cronJobPatchBody, cronJobView,
 import type { agentSummaryListView, agentSummaryView } from './playground-views.js';
 import type { cancelAnswerView, completionBody } from './run-control-views.js';
 import type { asyncSubmittedView, chatAnswerView, completionAnswerView, conversationView, documentedChatBody, statusRowView } from './turn-views.js';
-import type { approvalDeniedData, asyncToolSettledData, messageMetadataView } from './ui-message-views.js';
+import type { approvalDeniedData, asyncToolSettledData, compactionData, messageMetadataView } from './ui-message-views.js';
 import type { usageQuery, usageReportView } from './usage-views.js';
 import type { workspaceListingView, workspaceWrittenView } from './workspace-views.js';
 
@@ -65,6 +65,8 @@ export type HarnessMessageMetadata = FromSchema<typeof messageMetadataView>;
 export type HarnessDataParts = {
   'async-tool-settled': FromSchema<typeof asyncToolSettledData>;
   'approval-denied': FromSchema<typeof approvalDeniedData>;
+  /** The history was compacted before a model call (docs/context.md). */
+  compaction: FromSchema<typeof compactionData>;
   /** The turn's structured output (`config.model.output` or the request's `output`), validated against its schema. */
   output: unknown;
 };

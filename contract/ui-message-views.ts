@@ -27,6 +27,19 @@ export const approvalDeniedData = {
   properties: { toolCallId: { type: 'string' }, toolName: { type: 'string' }, reason: { type: 'string' } },
 } as const;
 
+/** `data-compaction`: the history was compacted (or its oldest turns left out) before a model call (docs/context.md). */
+export const compactionData = {
+  type: 'object',
+  required: ['strategy', 'trigger', 'tokensBefore', 'tokensAfter', 'messages'],
+  properties: {
+    strategy: { type: 'string', enum: ['compact', 'window'] },
+    trigger: { type: 'string', enum: ['threshold', 'overflow', 'manual'] },
+    tokensBefore: { type: 'integer', description: "The request's input tokens before, estimated." },
+    tokensAfter: { type: 'integer', description: "The request's input tokens after, estimated." },
+    messages: { type: 'integer', description: 'Messages folded into the summary or left out of the request.' },
+  },
+} as const;
+
 /** `messageMetadata` of the `start` chunk (turn and event) and of the `finish` chunk (how the turn ended). */
 export const messageMetadataView = {
   type: 'object',
