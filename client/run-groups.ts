@@ -2,6 +2,7 @@ import type {
   AgentSummaryList,
   AsyncSubmitted,
   CancelAnswer,
+  CompactionAnswer,
   ChatAnswer,
   ChatRequest,
   CompletionAnswer,
@@ -82,6 +83,11 @@ export function chatCalls(transport: HttpTransport) {
     },
     /** The stored conversation: its model messages and the approvals still pending. */
     conversation: (agentId: string, conversationKey: string, options: CallOptions = {}) => transport.json<StoredConversation>('agent', 'GET', conversationPath(agentId, conversationKey), options),
+    /**
+     * Compacts the conversation now: everything before its latest turn summarized and stored as a
+     * marker. 409 `conversation_busy` (a `ConversationBusyError`) while a turn runs on it.
+     */
+    compact: (agentId: string, conversationKey: string, options: CallOptions = {}) => transport.json<CompactionAnswer>('agent', 'POST', `${conversationPath(agentId, conversationKey)}/compact`, options),
   };
 }
 

@@ -4,7 +4,7 @@ import type { agentListView, agentConfigBody, createdAccountView, signupBody } f
 import type { accountView, agentView, pendingApprovalView, pendingAsyncToolView, rootView, tokenUsageView } from './common-views.js';
 import type { cronJobCreateBody, cronJobListView, cronJobPatchBody, cronJobView, cronRunListView, cronRunView } from './cron-job-views.js';
 import type { agentSummaryListView, agentSummaryView } from './playground-views.js';
-import type { cancelAnswerView, completionBody } from './run-control-views.js';
+import type { cancelAnswerView, compactionAnswerView, completionBody } from './run-control-views.js';
 import type { asyncSubmittedView, chatAnswerView, completionAnswerView, conversationView, documentedChatBody, statusRowView } from './turn-views.js';
 import type { approvalDeniedData, asyncToolSettledData, compactionData, messageMetadataView } from './ui-message-views.js';
 import type { usageQuery, usageReportView } from './usage-views.js';
@@ -38,6 +38,8 @@ export type StoredConversation = FromSchema<typeof conversationView>;
 export type CompletionRequest = FromSchema<typeof completionBody>;
 export type CompletionAnswer = FromSchema<typeof completionAnswerView>;
 export type CancelAnswer = FromSchema<typeof cancelAnswerView>;
+/** `POST /agents/{agentId}/conversations/{conversationKey}/compact`. */
+export type CompactionAnswer = FromSchema<typeof compactionAnswerView>;
 /** How a request meets a conversation that already runs a turn (`busy` in a chat body, `config.busy` of an agent). */
 export type BusyMode = NonNullable<Extract<ChatRequest, { conversationKey: string }>['busy']>;
 

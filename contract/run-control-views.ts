@@ -31,3 +31,38 @@ export const completionBody = {
     { properties: { status: { const: 'failed' } }, required: ['error'], not: { required: ['response'] } },
   ],
 } as const;
+
+/** `200` of `POST /agents/{agentId}/conversations/{conversationKey}/compact`. */
+export const compactionAnswerView = {
+  type: 'object',
+  description:
+    'The conversation compacted on demand: everything before its latest turn is summarized by the model and the summary stored as a marker (`compaction.trigger: "manual"`); later turns send the summary and what followed. `compacted: false` when nothing was older than the latest turn.',
+  required: ['conversationKey', 'compacted', 'tokensBefore', 'tokensAfter', 'messages'],
+  properties: {
+    conversationKey: { type: 'string' },
+    compacted: { type: 'boolean' },
+    tokensBefore: { type: 'integer', description: "The next model call's input tokens (system prompt and history, tools not counted), estimated, before." },
+    tokensAfter: { type: 'integer', description: 'The same, after.' },
+    messages: { type: 'integer', description: 'Messages folded into the summary.' },
+    marker: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'The summary marker as `GET .../conversations/{conversationKey}` shows it: a user message whose text is the summary, with its `compaction`.',
+      required: ['role', 'content', 'compaction'],
+      properties: {
+        role: { const: 'user' },
+        content: {},
+        compaction: {
+          type: 'object',
+          required: ['summarizedThrough', 'trigger', 'tokensBefore', 'tokensAfter'],
+          properties: {
+            summarizedThrough: { type: 'integer', description: 'The stored messages before this index are covered by the summary.' },
+            trigger: { type: 'string', enum: ['threshold', 'overflow', 'manual'] },
+            tokensBefore: { type: 'integer' },
+            tokensAfter: { type: 'integer' },
+          },
+        },
+      },
+    },
+  },
+} as const;

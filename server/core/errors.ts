@@ -91,8 +91,8 @@ export class RateLimitedError extends HarnessError {
  */
 export class ConversationBusyError extends HarnessError {
   readonly eventId: string;
-  constructor(conversationKey: string, eventId: string) {
-    super('conversation_busy', 409, `Conversation "${conversationKey}" has a turn running (event ${eventId}); wait for it to end, cancel it, or send with another busy mode.`);
+  constructor(conversationKey: string, eventId: string, then = 'wait for it to end, cancel it, or send with another busy mode') {
+    super('conversation_busy', 409, `Conversation "${conversationKey}" has a turn running (event ${eventId}); ${then}.`);
     this.eventId = eventId;
   }
 

@@ -4,6 +4,7 @@ import { type AppOptions, createApp } from './create-app.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerCancelRoutes } from './routes/cancel-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
+import { registerCompactionRoutes } from './routes/compaction-routes.js';
 import { registerStreamRoutes } from './routes/stream-routes.js';
 import { registerMcpRoutes } from './routes/mcp-routes.js';
 import { registerMcpServerToolsRoutes } from './routes/mcp-server-tools-routes.js';
@@ -45,6 +46,7 @@ export function buildAgentService(dependencies: AgentServiceDependencies): Fasti
     registerStreamRoutes(app, core);
     registerAsyncRoutes(app, core);
     registerCancelRoutes(app, core);
+    registerCompactionRoutes(app, core);
     registerWebhookRoutes(app, core);
     registerWebhookDeliveryRoutes(app, core);
     registerPlaygroundRoutes(app, core, { enabled: dependencies.playground ?? playgroundEnabled(core.infrastructure.stage) });

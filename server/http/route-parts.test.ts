@@ -8,6 +8,7 @@ import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAgentConfigRoutes } from './routes/agent-config-routes.js';
 import { registerAsyncRoutes } from './routes/async-routes.js';
 import { registerCancelRoutes } from './routes/cancel-routes.js';
+import { registerCompactionRoutes } from './routes/compaction-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
 import { registerCronJobRoutes } from './routes/cron-job-routes.js';
 import { registerMcpRoutes } from './routes/mcp-routes.js';
@@ -119,6 +120,9 @@ describe('each route given only its parts of the core', () => {
     const cancel = appWith((app) => registerCancelRoutes(app, partsOf(core, ['accounts', 'cancellation'])));
     expect((await cancel.inject({ method: 'POST', url: '/status/evt_nothing/cancel', headers: authorized })).statusCode).toBe(404);
     expect((await cancel.inject({ method: 'POST', url: '/agents/helper/conversations/c1/cancel', headers: authorized })).statusCode).toBe(409);
+
+    const compaction = appWith((app) => registerCompactionRoutes(app, partsOf(core, ['accounts', 'compaction'])));
+    expect((await compaction.inject({ method: 'POST', url: '/agents/helper/conversations/c1/compact', headers: authorized })).statusCode).toBe(404);
   });
 
   it('webhook, delivery, playground and MCP routes', async () => {

@@ -11,6 +11,7 @@ import { type ConversationRow, ConversationsRepository } from '../conversations/
 import { createModelFetch } from '../model/model-fetch.js';
 import { createAgentModel } from '../model/language-model.js';
 import { ContextManager } from '../context/context-manager.js';
+import { ConversationCompaction } from '../context/conversation-compaction.js';
 import { mcpToolSource } from '../mcp/mcp-tool-source.js';
 import { AgentMemory } from '../memory/agent-memory.js';
 import type { MemoryRow } from '../memory/memory-note.js';
@@ -91,6 +92,12 @@ export function buildRuns(inputs: CoreInputs, shared: AccountsAndAgents, options
     inbox: new ConversationInbox(storage.table<InboxEntry>(tables.conversationInbox)),
     maxWaitingPerConversation: settings.busy.maxWaitingPerConversation,
   });
+  const modelFetch = createModelFetch({ dispatcher: outbound.dispatcherFor('model'), ...settings.model });
+  // One context manager: its token calibration learns from every turn, and on-demand compaction uses it too.
+  const context = new ContextManager({
+    maxRetries: options.modelMaxRetries,
+    createSummaryModel: (config, modelId) => createAgentModel({ ...config, model: { ...config.model!, id: modelId, fallbacks: undefined } }, { fetch: modelFetch }),
+  });
   const memory = new AgentMemory(new MemoryNotesRepository(storage.table<MemoryRow>(tables.memoryNotes), now), settings.memory);
   const turns = new TurnRunner({
     busy,
@@ -121,10 +128,7 @@ export function buildRuns(inputs: CoreInputs, shared: AccountsAndAgents, options
       usage,
       runningTurns: coordination.runningTurns,
       steering: busy,
-      context: new ContextManager({
-        maxRetries: options.modelMaxRetries,
-        createSummaryModel: (config, modelId) => createAgentModel({ ...config, model: { ...config.model!, id: modelId, fallbacks: undefined } }, { fetch: createModelFetch({ dispatcher: outbound.dispatcherFor('model'), ...settings.model }) }),
-      }),
+      context,
     },
     logger,
     now,
@@ -133,7 +137,7 @@ export function buildRuns(inputs: CoreInputs, shared: AccountsAndAgents, options
     maxToolOutputBytes: limits.maxToolOutputBytes,
     locks: coordination.conversationLocks,
     schemas: untrustedSchemas,
-    modelFetch: createModelFetch({ dispatcher: outbound.dispatcherFor('model'), ...settings.model }),
+    modelFetch,
     ...(outbound.restricts ? { outboundFetch: outbound.fetchFor('workers') } : {}),
   });
   const chunkLog = new SwitchableChunkLog(new MemoryChunkLog());
@@ -158,7 +162,8 @@ export function buildRuns(inputs: CoreInputs, shared: AccountsAndAgents, options
   const asyncWorker = new BackgroundWorker({ turns, transitions, asyncResults: asyncRepository, settlement: asyncSettlement, deliveries: continuationDeliveries, logger, queue: runQueue });
   const asyncRequests = new AsyncRequests({ agents, repository: requestsRepository, transitions, enqueue: (job) => runQueue.push(job), accountCheck: accounts.requireEnabled, busy });
   const cancellation = new RunCancellation({ runningTurns: coordination.runningTurns, requests: requestsRepository, transitions, conversations, settlement: asyncSettlement, agents, locks: coordination.conversationLocks, logger, now });
-  return { conversations, requestsRepository, transitions, asyncRepository, asyncSettlement, asyncCompletions, runQueue, continuationDeliveries, turns, chunkLog, channels, asyncWorker, asyncRequests, cancellation, completionWebhooks };
+  const compaction = new ConversationCompaction({ agents, conversations, runningTurns: coordination.runningTurns, locks: coordination.conversationLocks, context, createModel: (config) => createAgentModel(config, { fetch: modelFetch }), usage, logger, now });
+  return { compaction, conversations, requestsRepository, transitions, asyncRepository, asyncSettlement, asyncCompletions, runQueue, continuationDeliveries, turns, chunkLog, channels, asyncWorker, asyncRequests, cancellation, completionWebhooks };
 }
 
 export type Runs = ReturnType<typeof buildRuns>;

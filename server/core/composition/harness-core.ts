@@ -4,6 +4,7 @@ import type { AsyncSettlement } from '../async-tools/async-settlement.js';
 import type { AsyncToolCompletions } from '../async-tools/async-tool-completions.js';
 import type { Channels } from '../channels/channels.js';
 import type { CompletionWebhooks } from '../completion-webhooks/completion-webhooks.js';
+import type { ConversationCompaction } from '../context/conversation-compaction.js';
 import type { ConversationsRepository } from '../conversations/conversations-repository.js';
 import { type Coordination, inMemoryCoordination } from '../coordination/coordination.js';
 import type { RunningTurns } from '../coordination/running-turns.js';
@@ -84,6 +85,8 @@ export interface HarnessCore {
   accounts: Accounts;
   agents: Agents;
   conversations: ConversationsRepository;
+  /** `POST .../conversations/{key}/compact`: a conversation's older part summarized on demand (docs/context.md). */
+  compaction: ConversationCompaction;
   turns: TurnRunner;
   asyncSettlement: AsyncSettlement;
   /** Settles async tool calls and dispatches the continuations their settlement claims. */
@@ -151,6 +154,7 @@ export function createHarnessCore(options: HarnessCoreOptions): HarnessCore {
     accounts: shared.accounts,
     agents: shared.agents,
     conversations: runs.conversations,
+    compaction: runs.compaction,
     turns: runs.turns,
     asyncSettlement: runs.asyncSettlement,
     asyncCompletions: runs.asyncCompletions,

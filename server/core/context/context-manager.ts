@@ -49,6 +49,8 @@ export interface PreparedContext {
   compaction?: CompactionReport;
   /** The summary calls made (each counted in the turn's usage). */
   summaryCalls: TokenUsage[];
+  /** The summary marker appended to the conversation, when one was written. */
+  marker?: StoredMessage;
 }
 
 /** How the service builds each model call's context (docs/context.md). */
@@ -86,9 +88,10 @@ export class ContextManager {
       let summaryCalls: TokenUsage[] = [];
       let marker: StoredMessage | undefined;
       let folded = 0;
-      const strategy: CompactionReport['strategy'] = settings.strategy === 'window' ? 'window' : 'compact';
+      // Compacting on demand writes a summary whatever the strategy: the caller asked for one.
+      const strategy: CompactionReport['strategy'] = settings.strategy === 'window' && request.force !== 'manual' ? 'window' : 'compact';
       if (strategy === 'compact') {
-        const keepRecent = request.force === 'overflow' ? Math.floor(settings.keepRecentTokens / 2) : settings.keepRecentTokens;
+        const keepRecent = keepRecentFor(request.force, settings.keepRecentTokens);
         const written = await this.compact(request, settings, keepRecent, window.inputBudget, tokensBefore);
         if (written) {
           marker = written.marker;
@@ -110,7 +113,7 @@ export class ContextManager {
       const compaction: CompactionReport = { strategy, trigger: triggerName, tokensBefore, tokensAfter, messages: folded + dropped };
       if (marker?.compaction) marker.compaction.tokensAfter = tokensAfter;
       endSpan(span, { 'harness.context.tokens_after': tokensAfter, 'harness.context.messages': compaction.messages, 'harness.context.summary_calls': summaryCalls.length });
-      return { messages: built, estimatedTokens: tokensAfter, window: windowView, ...(compaction.messages > 0 || summaryCalls.length > 0 ? { compaction } : {}), summaryCalls };
+      return { messages: built, estimatedTokens: tokensAfter, window: windowView, ...(compaction.messages > 0 || summaryCalls.length > 0 ? { compaction } : {}), summaryCalls, ...(marker ? { marker } : {}) };
     } catch (error) {
       failSpan(span, error);
       throw error;
@@ -161,6 +164,15 @@ export class ContextManager {
     const start = windowStart(capped, capped.map(estimateMessageTokens), Math.floor(limits.window.inputBudget * 0.85) - limits.fixedTokens);
     return start > 0 ? capped.slice(start) : capped;
   }
+}
+
+/**
+ * The recent tokens a compaction keeps verbatim: after a refusal half the usual; on demand
+ * none beyond the latest turn (the latest user message and what followed are always kept).
+ */
+function keepRecentFor(force: ContextRequest['force'], keepRecentTokens: number): number {
+  if (force === 'manual') return 0;
+  return force === 'overflow' ? Math.floor(keepRecentTokens / 2) : keepRecentTokens;
 }
 
 function sum(messages: readonly ModelMessage[]): number {
