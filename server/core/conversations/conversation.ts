@@ -37,6 +37,15 @@ export function isCompactionMarker(stored: StoredMessage): stored is StoredMessa
 }
 
 /**
+ * The conversation's last message, summary markers passed over: a marker appended by a
+ * compaction is not a message of the conversation, so "what the last turn wrote" never reads it.
+ */
+export function lastMessage(messages: readonly StoredMessage[]): StoredMessage | undefined {
+  for (let index = messages.length - 1; index >= 0; index -= 1) if (!isCompactionMarker(messages[index]!)) return messages[index];
+  return undefined;
+}
+
+/**
  * An approval's life: `pending` until answered; `approved`/`denied` once answered (the
  * answer may wait for the other approvals of the same step before it is submitted);
  * `submitted` once the answers went to the model in one tool message.

@@ -16,6 +16,11 @@ describe('memory recall', () => {
     expect(latestUserText([])).toBe('');
   });
 
+  it('passes over a summary marker (stored as a user message) to what the user said last', () => {
+    const marker = { message: { role: 'user' as const, content: '[summary] the user likes tea' }, compaction: { summarizedThrough: 1, trigger: 'manual' as const, tokensBefore: 10, tokensAfter: 5 } };
+    expect(latestUserText([{ message: { role: 'user' as const, content: 'where is my dog' } }, { message: { role: 'assistant' as const, content: 'home' } }, marker])).toBe('where is my dog');
+  });
+
   it('gives the most relevant notes that fit the token budget, and none past it', () => {
     const notes = [note('note_tea', 'Drinks', 'alice likes green tea', 1), note('note_big', 'Essay', 'word '.repeat(400), 3), note('note_dog', 'Pets', 'alice has a dog', 2)];
     const preamble = memoryPreamble(notes, 'what tea should I buy?', 200)!;

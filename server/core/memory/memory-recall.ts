@@ -6,10 +6,11 @@ const preambleHeading =
   'Memory: notes saved with memory_save in earlier turns, most relevant first. They are what was known when saved and may be out of date; memory_search finds others, memory_forget removes one that is wrong.';
 
 /** The text of the latest user message (its text parts), what the notes are matched against. */
-export function latestUserText(messages: readonly { message: ModelMessage }[]): string {
+export function latestUserText(messages: readonly { message: ModelMessage; compaction?: unknown }[]): string {
   for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const { message } = messages[index]!;
-    if (message.role !== 'user') continue;
+    const { message, compaction } = messages[index]!;
+    // A summary marker is stored as a user message; it is not what the user said last.
+    if (message.role !== 'user' || compaction !== undefined) continue;
     if (typeof message.content === 'string') return message.content;
     return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
   }

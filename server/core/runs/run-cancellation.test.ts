@@ -100,6 +100,35 @@ describe('RunCancellation', () => {
     expect((await requests.get('evt_1'))?.status).toBe('cancelled');
   });
 
+  it('by conversation, finds the processing calls of the last turn past a summary marker written after it', async () => {
+    const { asyncResults, conversations, cancellation } = await setUp();
+    const groupId = 'grp_bbbbbbbbbbbbbbbbbbbbbbbb';
+    const resultId = `res_${groupId}_0`;
+    const delivery = { transport: 'sse' as const, eventId: 'evt_2' };
+    await asyncResults.write(groupId, [
+      { type: 'put', key: resultId, value: { ...asyncResultRow(groupId, 0, 'external-dispatch', 'processing'), delivery } },
+      { type: 'put', key: groupKey, value: dispatchGroup(groupId, [resultId], { delivery }) },
+    ]);
+    const state: ConversationState = {
+      accountId: 'acc',
+      agentId: 'agent',
+      conversationKey: 'k',
+      messages: [
+        { message: { role: 'user', content: 'order it' }, turnId: 'turn_1', createdAt: now },
+        { message: { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call-0', toolName: 'tool', input: {} }] }, turnId: 'turn_1', createdAt: now },
+        { message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-0', toolName: 'tool', output: { type: 'json', value: { resultId, status: 'processing' } } }] }, turnId: 'turn_1', createdAt: now },
+        // POST .../compact while the run waits: the marker is written by a turn id of its own.
+        { message: { role: 'user', content: 'summary' }, turnId: 'compact_1', createdAt: now, compaction: { summarizedThrough: 0, trigger: 'manual', tokensBefore: 10, tokensAfter: 10 } },
+      ],
+      approvals: [],
+      createdAt: now,
+      updatedAt: now,
+    };
+    await conversations.save(state, null);
+    expect(await cancellation.cancelConversation('acc', 'agent', 'k')).toMatchObject({ state: 'waiting', closedAsyncTools: [resultId] });
+    expect((await asyncResults.snapshot(groupId)).results.map((result) => result.value.status)).toEqual(['failed']);
+  });
+
   it('closes a run that waits for an approval: the approval is denied in the conversation and the row ends cancelled', async () => {
     const { requests, conversations, cancellation } = await setUp();
     const pending = { approvalId: 'appr_1', toolCallId: 'call_1', toolName: 'delete_file', input: {} };

@@ -5,7 +5,7 @@ import type { AsyncRequestsRepository } from './status-rows-repository.js';
 import type { AsyncSettlement } from '../async-tools/async-settlement.js';
 import { groupIdOfResult } from '../async-tools/async-tool-result.js';
 import type { Agents } from '../agents/agents.js';
-import type { ConversationState } from '../conversations/conversation.js';
+import { type ConversationState, lastMessage } from '../conversations/conversation.js';
 import type { ConversationsRepository } from '../conversations/conversations-repository.js';
 import type { CancelTarget, RunningTurn, RunningTurns } from '../coordination/running-turns.js';
 import { ConflictError, NotFoundError } from '../errors.js';
@@ -52,7 +52,7 @@ const pause = (milliseconds: number) => new Promise<void>((resolve) => setTimeou
 
 /** The async calls the turn that wrote the conversation's last message left processing (the `{resultId, status: "processing"}` results). */
 function processingCallsOfLastTurn(state: ConversationState): string[] {
-  const lastTurn = state.messages.at(-1)?.turnId;
+  const lastTurn = lastMessage(state.messages)?.turnId;
   const resultIds: string[] = [];
   for (const stored of state.messages) {
     if (stored.turnId !== lastTurn || stored.message.role !== 'tool') continue;
@@ -165,7 +165,7 @@ export class RunCancellation {
       const state = loaded.state;
       const eventIds = new Set<string>(row ? [row.eventId] : []);
       const wanted = row ? new Set((row.pendingApprovals ?? []).map((approval) => approval.approvalId)) : undefined;
-      const lastTurn = state.messages.at(-1)?.turnId;
+      const lastTurn = lastMessage(state.messages)?.turnId;
       const open = state.approvals.filter((approval) => !approval.submitted && (wanted ? wanted.has(approval.approvalId) || approval.eventId === row?.eventId : true));
       const closedApprovals = open.length > 0 ? denyOpenApprovals(state, () => approvalReason, lastTurn ?? 'cancel', timestamp).map((approval) => approval.approvalId) : [];
       for (const approval of open) if (approval.eventId) eventIds.add(approval.eventId);

@@ -81,4 +81,15 @@ describe('approvals', () => {
     });
     expect(closeInterruptedApprovals(state, 't3', 'later')).toBe(false);
   });
+
+  it('closes interrupted approvals when a summary marker was appended after the answers', () => {
+    const state = conversationWithTwoRequests();
+    const message = applyApprovalAnswers(state, [{ approvalId: 'p1', approved: true }, { approvalId: 'p2', approved: false }], 'now')!;
+    state.messages.push({ message, turnId: 't1', createdAt: 'now' });
+    // A compaction before the model call that failed: its marker is the last stored entry.
+    state.messages.push({ message: { role: 'user', content: 'summary' }, turnId: 't1', createdAt: 'now', compaction: { summarizedThrough: 1, trigger: 'threshold', tokensBefore: 100, tokensAfter: 50 } });
+    expect(closeInterruptedApprovals(state, 't2', 'later')).toBe(true);
+    expect(state.messages.at(-1)?.message).toMatchObject({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', output: { type: 'error-text' } }, { type: 'tool-result', toolCallId: 'c2' }] });
+    expect(closeInterruptedApprovals(state, 't3', 'later')).toBe(false);
+  });
 });

@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolModelMessage } from 'ai';
-import type { ApprovalRecord, ConversationState } from '../conversations/conversation.js';
+import { type ApprovalRecord, type ConversationState, lastMessage } from '../conversations/conversation.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
 import type { ApprovalAnswer } from './turn-input.js';
 
@@ -119,7 +119,7 @@ export function denyOpenApprovals(state: ConversationState, reason: (approval: A
  * approved tools now could run them twice, so they are closed as not run: at most once.
  */
 export function closeInterruptedApprovals(state: ConversationState, turnId: string, now: string): boolean {
-  const last = state.messages.at(-1)?.message;
+  const last = lastMessage(state.messages)?.message;
   if (!last || last.role !== 'tool' || !last.content.some((part) => part.type === 'tool-approval-response')) return false;
   const answered = last.content.filter((part) => part.type === 'tool-approval-response');
   appendMessage(

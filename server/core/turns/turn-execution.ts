@@ -2,7 +2,7 @@ import { generateId, type ModelMessage, type UIMessageChunk } from 'ai';
 import { cancelledReason } from './run-reports.js';
 import { AsyncPass } from '../async-tools/async-pass.js';
 import { type DeliveryMetadata, groupIdOfResult } from '../async-tools/async-tool-result.js';
-import type { ApprovalRecord } from '../conversations/conversation.js';
+import { type ApprovalRecord, lastMessage } from '../conversations/conversation.js';
 import { TurnContext } from '../context/turn-context.js';
 import { collectSecretValues } from '../secrets/redaction.js';
 import { type StepUsage, usagePerMessage } from '../usage/step-usage.js';
@@ -237,7 +237,7 @@ export class TurnExecution {
     if (partialText !== '') state.messages.push({ message: { role: 'assistant', content: [{ type: 'text', text: partialText }] }, turnId, createdAt: timestamp, cancelled: true, ...(cutShort ? { usage: cutShort } : {}) });
     else {
       // Nothing was being written: the mark goes on the turn's last message, if it has one.
-      const last = state.messages.at(-1);
+      const last = lastMessage(state.messages);
       if (last && last.turnId === turnId && state.messages.length > this.turn.firstNewMessage && last.message.role === 'assistant') last.cancelled = true;
     }
     this.countCalls(steps, cutShort);
