@@ -14,7 +14,11 @@ export interface ServiceLimits {
   maxConcurrentTurnsPerAccount: number;
   /** Characters in one user message. */
   maxMessageCharacters: number;
-  /** Messages stored in one conversation; past it a new conversation key is needed. */
+  /**
+   * Messages stored in one conversation; past it a new conversation key is needed. 20,000 by
+   * default: with context management a turn sends a bounded part, and what the history still
+   * costs a turn stays flat to 20,000 messages (docs/context.md, the measured load cost).
+   */
   maxConversationMessages: number;
   /** Bytes of one tool output (as JSON) handed to the model. */
   maxToolOutputBytes: number;
@@ -31,7 +35,7 @@ export const defaultServiceLimits: ServiceLimits = {
   webhookRequestsPerMinute: 600,
   maxConcurrentTurnsPerAccount: 16,
   maxMessageCharacters: 100_000,
-  maxConversationMessages: 5_000,
+  maxConversationMessages: 20_000,
   maxToolOutputBytes: 256 * 1024,
 };
 
