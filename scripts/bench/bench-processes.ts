@@ -46,8 +46,11 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-export async function startBenchStack(options: { modelLatencyMs?: number; environment?: Record<string, string> } = {}): Promise<BenchStack> {
-  const modelProcess = await startChild(['fixtures/model-server/main.ts', '--api-key', benchModelKey, '--latency-ms', String(options.modelLatencyMs ?? 0)]);
+/** `modelBaseURL`: a fixture model the caller runs (in its own process, to read its calls); none is started then. */
+export async function startBenchStack(options: { modelLatencyMs?: number; environment?: Record<string, string>; modelBaseURL?: string } = {}): Promise<BenchStack> {
+  const modelProcess = options.modelBaseURL
+    ? { child: undefined, ready: { baseURL: options.modelBaseURL } as Record<string, string> }
+    : await startChild(['fixtures/model-server/main.ts', '--api-key', benchModelKey, '--latency-ms', String(options.modelLatencyMs ?? 0)]);
   const dataDir = await mkdtemp(join(tmpdir(), 'harness-bench-'));
   // The benchmark sets the limits it needs: many concurrent turns from one account, thousands a minute.
   const serviceProcess = await startChild(['cli/main.ts', 'serve', '--account-port', '0', '--agent-port', '0', '--data-dir', dataDir, '--json'], {
@@ -57,7 +60,7 @@ export async function startBenchStack(options: { modelLatencyMs?: number; enviro
   });
   const close = async () => {
     serviceProcess.child.kill('SIGTERM');
-    modelProcess.child.kill('SIGTERM');
+    modelProcess.child?.kill('SIGTERM');
     await Promise.all([serviceProcess.child, modelProcess.child]);
     await rm(dataDir, { recursive: true, force: true });
   };

@@ -3,10 +3,14 @@
  * of 10 stored messages and on one of 2,000, in interleaved turns, with a bare `streamText`
  * given the very same histories (read back from the service) in the same rounds.
  *
- * Two figures. The whole turn grows with the history because the model request carries it
- * (the AI SDK validates and converts every message, the body grows): inherent as long as the
- * whole history goes to the model. What the service adds (turn minus bare call at the same
- * history) is its own cost, and that one must not grow: target ≤ 1.2x, long over short.
+ * Two figures. The whole turn grows with what the model request carries (the AI SDK validates
+ * and converts every message, the body grows). With context management on (the default
+ * `config.context`, compact at 0.8 of the window; 32k for this unknown model), what is sent is
+ * the latest summary and what followed it, bounded by the window, not the stored history. The
+ * bare call of a long turn is given what the service sent (the stored conversation's latest
+ * summary marker and the messages after it, read back before each bare call). What the service
+ * adds (turn minus bare call) is its own cost, and that one must not grow: target ≤ 1.2x, long
+ * over short.
  *
  * `--postgres`: the service stores on a throwaway PostgreSQL server instead of lowdb files.
  */
@@ -34,6 +38,9 @@ export interface ConversationLengthResult {
   overheadLongMs: number;
   /** The service's own cost, long over short (the target applies to this one). */
   overheadRatio: number;
+  /** Messages the last long turn sent (summary included), and the summaries written during the measured turns. */
+  longSentMessages: number;
+  compactionsMeasured: number;
   /**
    * The same comparison in CPU time, which a busy machine does not stretch: the service
    * process's CPU per turn minus this process's CPU per bare call (Linux only).
@@ -51,10 +58,18 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function storedMessages(stack: BenchStack, conversationKey: string): Promise<ModelMessage[]> {
+async function storedMessages(stack: BenchStack, conversationKey: string): Promise<(ModelMessage & { compaction?: { summarizedThrough: number } })[]> {
   const response = await fetch(`${stack.agentUrl}/agents/bench/conversations/${conversationKey}`, { headers: { authorization: `Bearer ${stack.secret}` } });
   if (!response.ok) throw new Error(`reading conversation ${conversationKey}: ${response.status}`);
-  return ((await response.json()) as { messages: ModelMessage[] }).messages;
+  return ((await response.json()) as { messages: (ModelMessage & { compaction?: { summarizedThrough: number } })[] }).messages;
+}
+
+/** What the service sends of a stored conversation (docs/context.md): its latest summary, then the messages after what it covers. */
+function sentHistory(stored: (ModelMessage & { compaction?: { summarizedThrough: number } })[]): ModelMessage[] {
+  const markerIndex = stored.findLastIndex((message) => message.compaction !== undefined);
+  if (markerIndex < 0) return stored;
+  const { compaction, ...summary } = stored[markerIndex]!;
+  return [summary as ModelMessage, ...stored.slice(compaction!.summarizedThrough).filter((message) => message.compaction === undefined)];
 }
 
 /**
@@ -83,11 +98,10 @@ export async function runConversationLengthBench(options: { longMessages?: numbe
     for (let index = 0; index < (longMessages - turnsPerSide) / 2; index += 1) await turn('long');
     const userMessage: ModelMessage = { role: 'user', content: 'hello bench' };
     const shortHistory = [...(await storedMessages(stack, 'short-0')), userMessage];
-    const longStart = await storedMessages(stack, 'long');
-    // Every turn adds the same pair (the user's message and the fixture's echo): the history of
-    // the long conversation at its k-th measured turn is the start plus k such pairs.
-    const pair = shortHistory.slice(0, 2);
-    const longHistory = (turns: number) => [...longStart, ...Array.from({ length: turns }, () => pair).flat(), userMessage];
+    // What the last long turn sent (read back before each bare call, outside its timing).
+    let longSent = sentHistory(await storedMessages(stack, 'long'));
+    const longHistory = () => [...longSent, userMessage];
+    let summaries = (await storedMessages(stack, 'long')).filter((message) => message.compaction).length;
 
     const openai = createOpenAI({ apiKey: benchModelKey, baseURL: stack.modelBaseURL });
     const bare = async (messages: ModelMessage[]) => {
@@ -105,10 +119,10 @@ export async function runConversationLengthBench(options: { longMessages?: numbe
       const index = counts[side]++;
       if (side === 'short') return turn(`short-${index}`);
       if (side === 'long') return turn('long');
-      return bare(side === 'bareShort' ? shortHistory : longHistory(index));
+      return bare(side === 'bareShort' ? shortHistory : longHistory());
     };
     // Warm up both paths of this process (JIT) on throwaway calls before measuring.
-    for (let index = 0; index < 20; index += 1) await bare(index % 2 === 0 ? shortHistory : longHistory(0));
+    for (let index = 0; index < 20; index += 1) await bare(index % 2 === 0 ? shortHistory : longHistory());
     // One turn of each side per step, in an order that rotates every step: each side follows
     // each other side equally often, so none is measured always after the service sat idle
     // (this VM's idle vCPUs wake slowly) or always right after a heavy call.
@@ -116,6 +130,7 @@ export async function runConversationLengthBench(options: { longMessages?: numbe
     for (let step = 0; step < turnsPerSide; step += 1) {
       for (let offset = 0; offset < sides.length; offset += 1) {
         const side = sides[(step + offset) % sides.length]!;
+        if (side === 'bareLong') longSent = sentHistory(await storedMessages(stack, 'long'));
         const cpuBefore = cpuOf(side);
         const started = performance.now();
         await run(side);
@@ -123,6 +138,9 @@ export async function runConversationLengthBench(options: { longMessages?: numbe
         cpuTotals[side] += (cpuOf(side) ?? 0) - (cpuBefore ?? 0);
       }
     }
+    const finalStored = await storedMessages(stack, 'long');
+    const compactionsMeasured = finalStored.filter((message) => message.compaction).length - summaries;
+    summaries += compactionsMeasured;
     const [shortMedianMs, longMedianMs, bareShortMedianMs, bareLongMedianMs] = [median(samples.short), median(samples.long), median(samples.bareShort), median(samples.bareLong)];
     const overheadShortMs = shortMedianMs - bareShortMedianMs;
     const overheadLongMs = longMedianMs - bareLongMedianMs;
@@ -151,9 +169,12 @@ export async function runConversationLengthBench(options: { longMessages?: numbe
       overheadShortMs,
       overheadLongMs,
       overheadRatio: overheadLongMs / Math.max(0.01, overheadShortMs),
+      longSentMessages: sentHistory(finalStored).length + 1,
+      compactionsMeasured,
       ...(cpu ? { cpu } : {}),
     };
     console.log(`conversation length (${result.storage}): the same SSE turn at ${shortMessages} and at ${longMessages} stored messages, and a bare streamText with the same histories (interleaved, medians)`);
+    console.log(`  the long turns sent ${result.longSentMessages} messages at the end (${summaries} summaries stored, ${compactionsMeasured} written during the measured turns)`);
     console.log(`  harness turn: ${shortMedianMs.toFixed(2)} ms and ${longMedianMs.toFixed(2)} ms, ratio ${result.ratio.toFixed(2)}x (includes the model request, which carries the history)`);
     console.log(`  bare streamText: ${bareShortMedianMs.toFixed(2)} ms and ${bareLongMedianMs.toFixed(2)} ms, ratio ${(bareLongMedianMs / bareShortMedianMs).toFixed(2)}x`);
     console.log(`  what the service adds: ${overheadShortMs.toFixed(2)} ms and ${overheadLongMs.toFixed(2)} ms, ratio ${result.overheadRatio.toFixed(2)}x (target <= 1.2x)`);
