@@ -10,6 +10,17 @@ import { basename, dirname, join, resolve } from 'node:path';
  * removes the temporary file: a retry must not find the disk fuller than before.
  */
 export async function writeFileDurably(path: string, content: string | Uint8Array, mode = 0o600): Promise<void> {
+  await replaceFile(path, content, mode);
+  await syncFolder(dirname(path));
+}
+
+/**
+ * `writeFileDurably` without its last step: the new content is on disk and has replaced the
+ * file atomically, but the rename is durable only once the folder is fsynced. For a caller
+ * that replaces many files of one folder and syncs the folder once after them, before it
+ * relies on any of them (the storage's checkpoint, before it deletes the log they replace).
+ */
+export async function replaceFile(path: string, content: string | Uint8Array, mode = 0o600): Promise<void> {
   const folder = dirname(path);
   const temporaryPath = join(folder, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
@@ -25,7 +36,6 @@ export async function writeFileDurably(path: string, content: string | Uint8Arra
     await unlink(temporaryPath).catch(() => undefined);
     throw error;
   }
-  await syncFolder(folder);
 }
 
 /** fsync a folder, so that entries created or renamed in it are durable. */

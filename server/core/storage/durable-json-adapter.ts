@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
-import { writeFileDurably } from './durable-file.js';
+import { replaceFile, writeFileDurably } from './durable-file.js';
 
 /**
  * A lowdb adapter that reads a JSON file and writes it durably (fsync + atomic rename +
@@ -11,7 +11,14 @@ export class DurableJsonAdapter<T> implements Adapter<T> {
   /** The length of the JSON text last read or written (0 before either): a size estimate for caches. */
   bytes = 0;
 
-  constructor(private readonly path: string) {}
+  /**
+   * `syncFolder` false: a write leaves the folder's fsync to the owner, who syncs it once
+   * after many files (`replaceFile`) and before relying on any of them.
+   */
+  constructor(
+    private readonly path: string,
+    private readonly options: { syncFolder?: boolean } = {},
+  ) {}
 
   async read(): Promise<T | null> {
     let text: string;
@@ -31,7 +38,7 @@ export class DurableJsonAdapter<T> implements Adapter<T> {
 
   async write(data: T): Promise<void> {
     const text = JSON.stringify(data);
-    await writeFileDurably(this.path, text);
+    await (this.options.syncFolder === false ? replaceFile(this.path, text) : writeFileDurably(this.path, text));
     this.bytes = text.length;
   }
 }

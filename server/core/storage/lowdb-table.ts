@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
-import { makeFolderDurably } from './durable-file.js';
+import { makeFolderDurably, syncFolder } from './durable-file.js';
 import { DurableJsonAdapter } from './durable-json-adapter.js';
 import { ownRow, Partition, withoutPrototype, type PartitionDocument } from './partition.js';
 import type { PartitionCache } from './partition-cache.js';
@@ -33,6 +33,8 @@ export class LowdbTable<T> implements TableStore<T> {
    */
   private files: Promise<Set<string>> | undefined;
   private folderMade: Promise<void> | undefined;
+  /** Files were replaced since the folder was last fsynced. */
+  private unsyncedFiles = false;
 
   constructor(
     readonly name: string,
@@ -54,7 +56,11 @@ export class LowdbTable<T> implements TableStore<T> {
     if (this.partitions.get(partition.key) === partition) this.partitions.delete(partition.key);
   }
 
-  /** @internal Write a partition's published rows to its file. */
+  /**
+   * @internal Write a partition's published rows to its file. The file is replaced, but its
+   * new name is durable only after `syncFolder`: the storage writes its partitions, syncs each
+   * table's folder once, and only then relies on the files (deletes the log they replace).
+   */
   async writeFile(partition: Partition<T>): Promise<void> {
     this.folderMade ??= makeFolderDurably(this.folder).catch((error: unknown) => {
       this.folderMade = undefined;
@@ -62,7 +68,22 @@ export class LowdbTable<T> implements TableStore<T> {
     });
     await this.folderMade;
     await partition.writeFile();
+    // Set once the rename is done: a folder sync that began before it does not cover it.
+    this.unsyncedFiles = true;
     (await this.fileNames()).add(partitionFileName(partition.key));
+  }
+
+  /** @internal Make the names of the files written so far durable: one folder fsync for all of them. */
+  async syncFolder(): Promise<void> {
+    if (!this.unsyncedFiles) return;
+    // Cleared before the sync: a file renamed while it runs marks the folder again.
+    this.unsyncedFiles = false;
+    try {
+      await syncFolder(this.folder);
+    } catch (error) {
+      this.unsyncedFiles = true;
+      throw error;
+    }
   }
 
   /** @internal Partitions in memory (for listing). */
@@ -151,7 +172,7 @@ export class LowdbTable<T> implements TableStore<T> {
   }
 
   private async read(partition: string, fileName: string, hasFile: boolean): Promise<Partition<T>> {
-    const adapter = new DurableJsonAdapter<PartitionDocument<T>>(join(this.folder, fileName));
+    const adapter = new DurableJsonAdapter<PartitionDocument<T>>(join(this.folder, fileName), { syncFolder: false });
     const database = new Low<PartitionDocument<T>>(adapter, { partition, rows: {} });
     if (hasFile) await database.read();
     database.data.rows = withoutPrototype(database.data.rows);
