@@ -17,7 +17,7 @@ export class InterleavingStorage implements Storage {
 
   constructor(private readonly inner: Storage) {}
 
-  /** The next `get` of `partition` in `table` runs `between` after reading and before answering. */
+  /** The next read (`get` or `list`) of `partition` in `table` runs `between` after reading and before answering. */
   afterNextRead(table: string, partition: string, between: () => Promise<void>): void {
     this.pending = { table, partition, between };
   }
@@ -28,19 +28,28 @@ export class InterleavingStorage implements Storage {
       name: inner.name,
       get: async (partition, key) => {
         const row = await inner.get(partition, key);
-        const pending = this.pending;
-        if (pending && pending.table === name && pending.partition === partition) {
-          this.pending = undefined;
-          await pending.between();
-        }
+        await this.between(name, partition);
         return row;
       },
-      list: (partition) => inner.list(partition),
+      // A partition read whole (a conversation this process has not seen is loaded so) is a read too.
+      list: async (partition) => {
+        const rows = await inner.list(partition);
+        await this.between(name, partition);
+        return rows;
+      },
       listPartitions: () => inner.listPartitions(),
       write: (partition, operations) => inner.write(partition, operations),
     };
     if (inner.readAndWrite) table.readAndWrite = inner.readAndWrite.bind(inner);
     return table;
+  }
+
+  private async between(table: string, partition: string): Promise<void> {
+    const pending = this.pending;
+    if (pending && pending.table === table && pending.partition === partition) {
+      this.pending = undefined;
+      await pending.between();
+    }
   }
 
   close(): Promise<void> {
