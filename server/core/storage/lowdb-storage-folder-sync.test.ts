@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { temporaryFolderPerTest } from '../../../test/support/temporary-folder.js';
-import { LowdbStorage } from './lowdb-storage.js';
 
 /** The file system calls the storage makes, in order: which folders it opened to fsync, which files it deleted. */
 const calls = vi.hoisted(() => [] as string[]);
@@ -26,6 +25,9 @@ describe('LowdbStorage partition files', () => {
   const folder = temporaryFolderPerTest();
 
   it('fsyncs a table folder once after writing its partition files, and before deleting the log they replace', async () => {
+    // Loaded afresh: a setup file (the PostgreSQL runs') may have loaded the storage with the real file system already.
+    vi.resetModules();
+    const { LowdbStorage } = await import('./lowdb-storage.js');
     const storage = new LowdbStorage(folder.path);
     const things = storage.table<number>('things');
     const others = storage.table<number>('others');
