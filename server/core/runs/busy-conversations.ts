@@ -1,4 +1,5 @@
 import type { UserModelMessage } from 'ai';
+import { conversationLockKey } from '../coordination/conversation-locks.js';
 import type { RunningTurns } from '../coordination/running-turns.js';
 import { ConversationBusyError, RateLimitedError } from '../errors.js';
 import type { BusyApplied, BusyMode } from '../agent-config/busy-mode.js';
@@ -18,7 +19,7 @@ function conversationOf(address: ConversationAddress): ConversationAddress {
 }
 
 function keyOf(address: ConversationAddress): string {
-  return JSON.stringify([address.accountId, address.agentId, address.conversationKey]);
+  return conversationLockKey(address.accountId, address.agentId, address.conversationKey);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { UserModelMessage } from 'ai';
+import { conversationLockKey } from '../coordination/conversation-locks.js';
 import { readAndWrite } from '../storage/read-and-write.js';
 import type { ConversationAddress } from '../turns/busy-gate.js';
 import type { TableStore } from '../storage/table-store.js';
@@ -19,8 +20,9 @@ export interface InboxEntry {
   createdAt: string;
 }
 
+/** One partition per conversation, keyed as the conversation's lock is. */
 function partitionOf(address: ConversationAddress): string {
-  return JSON.stringify([address.accountId, address.agentId, address.conversationKey]);
+  return conversationLockKey(address.accountId, address.agentId, address.conversationKey);
 }
 
 /** Entry keys sort in arrival order: the time, then a counter within the millisecond, then a random tail. */
